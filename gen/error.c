@@ -1,0 +1,39 @@
+/* Status names and the one helper every stage uses to report an error. */
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+const char *ixj_status_name(ixj_status status) {
+  switch (status) {
+  case IXJ_OK: return "ok";
+  case IXJ_ERR_INVALID_ARGUMENT: return "invalid argument";
+  case IXJ_ERR_PARSE: return "parse error";
+  case IXJ_ERR_OUT_OF_RANGE: return "out of range";
+  case IXJ_ERR_OVERFLOW: return "overflow";
+  case IXJ_ERR_NO_MEMORY: return "out of memory";
+  case IXJ_ERR_MISMATCH: return "mismatch";
+  case IXJ_ERR_LIMIT: return "limit exceeded";
+  }
+  return "unknown status";
+}
+
+ixj_status ixj_fail(ixj_error *err, ixj_status status, const char *fmt, ...) {
+  if (err) {
+    va_list ap;
+    err->status = status;
+    err->column = 0;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+void ixj_error_clear(ixj_error *err) {
+  if (err) {
+    err->status = IXJ_OK;
+    err->column = 0;
+    err->message[0] = '\0';
+  }
+}

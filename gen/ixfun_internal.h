@@ -1,0 +1,65 @@
+/* Internal: the index-function representation and the LMAD helpers shared by
+ * the algebra, the queries, the text layer and (later) the planner. */
+#ifndef IXJIT_GEN_IXFUN_INTERNAL_H
+#define IXJIT_GEN_IXFUN_INTERNAL_H
+
+#include "ixjit/ixfun.h"
+
+struct ixj_ixfun {
+  int num_lmads;
+  ixj_lmad *lmads; /* lmads[0] is the head */
+  int base_rank;
+  int64_t base[IXJ_MAX_RANK];
+};
+
+/* Logical view of one LMAD dim (logical order). */
+typedef struct lmad_ldim {
+  int64_t stride, rotate, extent;
+  int physical;
+} lmad_ldim;
+
+void lmad_logical_dims(const ixj_lmad *l, lmad_ldim *dims);
+void lmad_logical_shape(const ixj_lmad *l, int64_t *shape);
+/* Product of extents; false on overflow. */
+bool shape_count(int rank, const int64_t *shape, int64_t *count);
+int64_t lmad_count(const ixj_lmad *l); /* valid LMADs only */
+/* Checks rank, extents, permutation and 64-bit overflow of every reachable
+ * offset; reduces rotations to canonical form. */
+ixj_status lmad_validate(ixj_lmad *l, ixj_error *err);
+/* Exact min and max of a validated, non-empty LMAD. */
+void lmad_range(const ixj_lmad *l, int64_t *min, int64_t *max);
+/* Exact min and max over the row-major flat positions [a, b] of its domain. */
+void lmad_range_over(const ixj_lmad *l, int64_t a, int64_t b, int64_t *min, int64_t *max);
+int64_t lmad_index(const ixj_lmad *l, const int64_t *logical_index);
+/* The identity-permuted row-major LMAD of `shape` at `offset`. */
+void lmad_iota(int rank, const int64_t *shape, int64_t offset, ixj_lmad *out);
+/* x -> offset + scale * x over the row-major domain? (rotation-free, strides
+ * row-major up to a common factor). Writes the scale. */
+bool lmad_is_affine(const ixj_lmad *l, int64_t *scale);
+/* Reshape without moving data (NumPy's no-copy rule, rotations kept on dims
+ * that map one to one). False when the result is not one LMAD. */
+bool lmad_reshape_nocopy(const ixj_lmad *l, int rank, const int64_t *shape, ixj_lmad *out);
+bool lmad_equal(const ixj_lmad *a, const ixj_lmad *b);
+bool lmad_is_contiguous(const ixj_lmad *l);
+
+ixj_ixfun *ixfun_alloc(int num_lmads);
+/* Validates every LMAD and the chain (each LMAD inside the next one's index
+ * space); with simplify, merges adjacent LMADs whenever one LMAD can express
+ * the pair. Frees f and returns an error on failure. */
+ixj_status ixfun_finish(ixj_ixfun *f, bool simplify, ixj_ixfun **out, ixj_error *err);
+
+
+
+/* Holes of a generalized single-LMAD index function: -1 where the value is
+ * concrete, else the hole number. */
+typedef struct ixfun_holes {
+  int offset;
+  int stride[IXJ_MAX_RANK], rotate[IXJ_MAX_RANK], shape[IXJ_MAX_RANK];
+  int base[IXJ_MAX_RANK];
+} ixfun_holes;
+
+/* Futhark's format, with ?K for holes when `holes` is non-NULL; contiguity
+ * printed as given. snprintf-style. */
+size_t ixfun_format(const ixj_ixfun *f, const ixfun_holes *holes, bool contiguous, char *buf,
+                    size_t size);
+#endif

@@ -1,0 +1,164 @@
+/* Queries on index functions: shape, points, reachable range, and the
+ * predicates a planner asks (linear, direct, contiguous, monotone). */
+#include "ixfun_internal.h"
+
+#include <string.h>
+
+#include "checked.h"
+#include "error.h"
+
+int ixj_ixfun_rank(const ixj_ixfun *f) { return f->lmads[0].rank; }
+
+void ixj_ixfun_shape(const ixj_ixfun *f, int64_t *shape) { lmad_logical_shape(&f->lmads[0], shape); }
+
+int64_t ixj_ixfun_num_points(const ixj_ixfun *f) { return lmad_count(&f->lmads[0]); }
+
+int ixj_ixfun_base_rank(const ixj_ixfun *f) { return f->base_rank; }
+
+void ixj_ixfun_base(const ixj_ixfun *f, int64_t *base) {
+  memcpy(base, f->base, (size_t)f->base_rank * sizeof *base);
+}
+
+int ixj_ixfun_num_lmads(const ixj_ixfun *f) { return f->num_lmads; }
+
+const ixj_lmad *ixj_ixfun_lmad(const ixj_ixfun *f, int k) {
+  return k >= 0 && k < f->num_lmads ? &f->lmads[k] : NULL;
+}
+
+ixj_status ixj_ixfun_index(const ixj_ixfun *f, int n, const int64_t *index, int64_t *offset,
+                           ixj_error *err) {
+  const ixj_lmad *h = &f->lmads[0];
+  int64_t shape[IXJ_MAX_RANK], digits[IXJ_MAX_RANK];
+  if (n != h->rank)
+    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "index needs %d coordinates, got %d", h->rank, n);
+  lmad_logical_shape(h, shape);
+  for (int k = 0; k < n; k++)
+    if (index[k] < 0 || index[k] >= shape[k])
+      return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE, "index %lld is out of range for dim %d of extent %lld",
+                      (long long)index[k], k, (long long)shape[k]);
+  int64_t x = lmad_index(h, index);
+  for (int m = 1; m < f->num_lmads; m++) {
+    const ixj_lmad *l = &f->lmads[m];
+    lmad_logical_shape(l, shape);
+    for (int k = l->rank - 1; k >= 0; k--) { /* x lies in [0, count(l)) by construction */
+      digits[k] = x % shape[k];
+      x /= shape[k];
+    }
+    x = lmad_index(l, digits);
+  }
+  *offset = x;
+  return IXJ_OK;
+}
+
+ixj_offset_range ixj_ixfun_offset_range(const ixj_ixfun *f) {
+  ixj_offset_range r = {true, true, 0, 0};
+  if (lmad_count(&f->lmads[0]) == 0) return r;
+  r.empty = false;
+  r.exact = f->num_lmads == 1;
+  lmad_range(&f->lmads[0], &r.min, &r.max);
+  for (int m = 1; m < f->num_lmads; m++) lmad_range_over(&f->lmads[m], r.min, r.max, &r.min, &r.max);
+  return r;
+}
+
+/* l(i) == offset + rowmajor(i), ignoring l's permutation when `physical`. */
+static bool lmad_linear(const ixj_lmad *l, bool physical) {
+  ixj_lmad p = *l;
+  int64_t scale;
+  if (physical)
+    for (int k = 0; k < p.rank; k++) p.perm[k] = k;
+  if (lmad_count(&p) <= 1) return true;
+  return lmad_is_affine(&p, &scale) && scale == 1;
+}
+
+static bool scaled_offset(int64_t offset, int64_t elem_size, int64_t *out) {
+  int64_t r;
+  if (ixj_mul_ovf(offset, elem_size, &r)) return false;
+  if (out) *out = r;
+  return true;
+}
+
+bool ixj_ixfun_linear_with_offset(const ixj_ixfun *f, int64_t elem_size, int64_t *byte_offset) {
+  const ixj_lmad *h = &f->lmads[0];
+  return f->num_lmads == 1 && lmad_linear(h, false) && scaled_offset(h->offset, elem_size, byte_offset);
+}
+
+bool ixj_ixfun_rearrange_with_offset(const ixj_ixfun *f, int64_t elem_size, int64_t *byte_offset,
+                                     int *perm, int64_t *shape) {
+  const ixj_lmad *h = &f->lmads[0];
+  if (f->num_lmads != 1 || !lmad_linear(h, true) || !scaled_offset(h->offset, elem_size, byte_offset))
+    return false;
+  for (int k = 0; k < h->rank; k++) {
+    if (perm) perm[k] = h->perm[k];
+    if (shape) shape[k] = h->shape[h->perm[k]];
+  }
+  return true;
+}
+
+bool ixj_ixfun_is_linear(const ixj_ixfun *f) {
+  int64_t off;
+  return ixj_ixfun_linear_with_offset(f, 1, &off) && off == 0;
+}
+
+bool ixj_ixfun_is_direct(const ixj_ixfun *f) {
+  const ixj_lmad *h = &f->lmads[0];
+  ixj_lmad want;
+  if (f->num_lmads != 1 || h->rank != f->base_rank) return false;
+  lmad_iota(f->base_rank, f->base, 0, &want);
+  return lmad_equal(h, &want);
+}
+
+bool ixj_ixfun_is_contiguous(const ixj_ixfun *f) {
+  for (int m = 0; m < f->num_lmads; m++) {
+    const ixj_lmad *l = &f->lmads[m];
+    if (!lmad_is_contiguous(l)) return false;
+    if (m + 1 < f->num_lmads && lmad_count(l) > 0) { /* must cover the next LMAD's whole space */
+      int64_t lo, hi;
+      lmad_range(l, &lo, &hi);
+      if (lo != 0 || hi != lmad_count(&f->lmads[m + 1]) - 1) return false;
+    }
+  }
+  return true;
+}
+
+ixj_monotonicity ixj_lmad_dim_monotonicity(const ixj_lmad *l, int j) {
+  if (l->stride[j] > 0) return IXJ_MONO_INC;
+  if (l->stride[j] < 0) return IXJ_MONO_DEC;
+  return IXJ_MONO_UNKNOWN;
+}
+
+static ixj_monotonicity lmad_monotonicity(const ixj_lmad *l) {
+  bool inc = true, dec = true;
+  for (int j = 0; j < l->rank; j++) {
+    if (l->stride[j] == 0) continue;
+    if (l->rotate[j] != 0 || l->stride[j] < 0) inc = false;
+    if (l->rotate[j] != 0 || l->stride[j] > 0) dec = false;
+  }
+  return inc ? IXJ_MONO_INC : dec ? IXJ_MONO_DEC : IXJ_MONO_UNKNOWN;
+}
+
+ixj_monotonicity ixj_ixfun_monotonicity(const ixj_ixfun *f) {
+  ixj_monotonicity m = lmad_monotonicity(&f->lmads[0]);
+  for (int k = 1; k < f->num_lmads; k++)
+    if (lmad_monotonicity(&f->lmads[k]) != m) return IXJ_MONO_UNKNOWN;
+  return m;
+}
+
+bool ixj_ixfun_equal(const ixj_ixfun *a, const ixj_ixfun *b) {
+  if (a->num_lmads != b->num_lmads || a->base_rank != b->base_rank) return false;
+  for (int k = 0; k < a->base_rank; k++)
+    if (a->base[k] != b->base[k]) return false;
+  for (int m = 0; m < a->num_lmads; m++)
+    if (!lmad_equal(&a->lmads[m], &b->lmads[m])) return false;
+  return true;
+}
+
+bool ixj_ixfun_close_enough(const ixj_ixfun *a, const ixj_ixfun *b) {
+  if (a->num_lmads != b->num_lmads || a->base_rank != b->base_rank) return false;
+  for (int m = 0; m < a->num_lmads; m++) {
+    const ixj_lmad *x = &a->lmads[m], *y = &b->lmads[m];
+    if (x->rank != y->rank) return false;
+    for (int k = 0; k < x->rank; k++)
+      if (x->perm[k] != y->perm[k]) return false;
+  }
+  return true;
+}

@@ -1,0 +1,17 @@
+/* Shared by the CLI's subcommands. */
+#ifndef IXJIT_TOOLS_CLI_H
+#define IXJIT_TOOLS_CLI_H
+
+#include "ixjit/ixjit.h"
+
+/* Exit statuses: 0 success, 1 failure of the job itself, 2 bad arguments or text. */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+
+int cli_error(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int cmd_demo(int argc, char **argv);
+
+#endif
