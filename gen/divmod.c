@@ -156,19 +156,6 @@ void ixj_divider_multiplier_text(const ixj_divider *dv, char buf[48]) {
 
 /* ---- remainder ----------------------------------------------------------- */
 
-/* c = ceil(2^W / p) for the direct forms, when exact for every n <= B. */
-static bool direct_constant(uint64_t p, uint64_t bound, unsigned w, uint64_t *c) {
-  if (p < 2 || is_pow2(p)) return false;
-  u128 q, r;
-  pow2_divmod(w, p, &q, &r);
-  u128 cc = q + (r != 0);
-  if (cc > word_mask(w)) return false;
-  u128 e = cc * p - ((u128)1 << w);
-  if (e * bound >= ((u128)1 << w)) return false;
-  *c = (uint64_t)cc;
-  return true;
-}
-
 ixj_status ixj_remainder_make(uint64_t d, uint64_t bound, unsigned bits, ixj_remainder *out, ixj_error *err) {
   ixj_status st = check_args(d, bound, bits, err);
   if (st != IXJ_OK) return st;
@@ -187,10 +174,6 @@ ixj_status ixj_remainder_make(uint64_t d, uint64_t bound, unsigned bits, ixj_rem
     ixj_divider_make(d, bound, bits, &out->quotient, NULL);
     out->form = IXJ_REM_MULSUB;
     out->cost = out->quotient.cost + 1;
-    if (out->cost > 2 && direct_constant(d, bound, bits, &out->c)) {
-      out->form = IXJ_REM_DIRECT;
-      out->cost = 2;
-    }
   }
   return IXJ_OK;
 }
@@ -202,12 +185,24 @@ uint64_t ixj_remainder_apply(const ixj_remainder *rm, uint64_t n) {
   case IXJ_REM_IDENTITY: return n;
   case IXJ_REM_MASK: return n & (rm->divisor - 1);
   case IXJ_REM_MULSUB: return (n - ixj_divider_apply(&rm->quotient, n) * rm->divisor) & mask;
-  case IXJ_REM_DIRECT: return mulhi((rm->c * n) & mask, rm->divisor, rm->bits);
   }
   return 0;
 }
 
 /* ---- one mixed-radix coordinate ------------------------------------------ */
+
+/* c = ceil(2^W / p) for the direct coordinate, when exact for every n <= B. */
+static bool direct_constant(uint64_t p, uint64_t bound, unsigned w, uint64_t *c) {
+  if (p < 2 || is_pow2(p)) return false;
+  u128 q, r;
+  pow2_divmod(w, p, &q, &r);
+  u128 cc = q + (r != 0);
+  if (cc > word_mask(w)) return false;
+  u128 e = cc * p - ((u128)1 << w);
+  if (e * bound >= ((u128)1 << w)) return false;
+  *c = (uint64_t)cc;
+  return true;
+}
 
 ixj_status ixj_digit_make(uint64_t inner, uint64_t extent, uint64_t bound, unsigned bits, ixj_digit *out,
                           ixj_error *err) {

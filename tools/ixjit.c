@@ -127,7 +127,10 @@ static int cmd_magic(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2) return usage(stderr, CLI_USAGE);
+  if (argc < 2) {
+    cli_error(CLI_USAGE, "missing command");
+    return usage(stderr, CLI_USAGE);
+  }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "eval")) return cmd_eval(argc - 2, argv + 2);
   if (!strcmp(cmd, "show")) return cmd_show(argc - 2, argv + 2);

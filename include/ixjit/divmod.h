@@ -49,16 +49,18 @@ typedef enum ixj_rem_form {
   IXJ_REM_ZERO,     /* d == 1: r = 0 */
   IXJ_REM_IDENTITY, /* B < d: r = n */
   IXJ_REM_MASK,     /* d = 2^k: r = n & (d - 1) */
-  IXJ_REM_MULSUB,   /* r = n - q * d with q from `quotient` */
-  IXJ_REM_DIRECT    /* r = mulhi((c * n) mod 2^W, d), Lemire's direct remainder */
+  IXJ_REM_MULSUB    /* r = n - q * d with q from `quotient` */
 } ixj_rem_form;
+/* No "direct" remainder form: Lemire's r = mulhi((c*n) mod 2^W, d) with
+ * c = ceil(2^W / d) is exact only when (c*d - 2^W) * B < 2^W, which implies that
+ * the round-up quotient needs no shift, so n - q*d costs the same two ops. The
+ * direct form pays off for a whole coordinate (IXJ_DIGIT_DIRECT below). */
 
 typedef struct ixj_remainder {
   uint64_t divisor, bound;
   unsigned bits;
   ixj_rem_form form;
   ixj_divider quotient; /* MULSUB */
-  uint64_t c;           /* DIRECT: ceil(2^W / d) */
   int cost;
 } ixj_remainder;
 

@@ -1,0 +1,52 @@
+#!/bin/sh
+# CLI contract: output formats and exit statuses (0 ok, 2 bad arguments or
+# text, with "ixjit: error: ..." on stderr).
+ixjit="$1"
+pass=0
+fail=0
+check() { # name expected-status expected-stdout-or-- command...
+  name=$1 want_rc=$2 want_out=$3
+  shift 3
+  out=$("$@" 2>/tmp/ixjit_cli_err.$$)
+  rc=$?
+  err=$(cat /tmp/ixjit_cli_err.$$)
+  if [ "$rc" != "$want_rc" ]; then
+    echo "FAIL $name: exit $rc, want $want_rc ($err)"; fail=$((fail + 1)); return
+  fi
+  if [ "$want_out" != "--" ] && [ "$out" != "$want_out" ]; then
+    echo "FAIL $name: output"; echo "  got:  $out"; echo "  want: $want_out"; fail=$((fail + 1)); return
+  fi
+  if [ "$want_rc" = 2 ] && ! echo "$err" | grep -q '^ixjit: error: '; then
+    echo "FAIL $name: stderr lacks 'ixjit: error:' ($err)"; fail=$((fail + 1)); return
+  fi
+  pass=$((pass + 1))
+}
+nl='
+'
+check eval-transpose 0 "shape: 3 2${nl}0 3 1 4 2 5" "$ixjit" eval 'iota 2 3 | permute 1 0'
+check eval-joined-args 0 "shape: 3${nl}4 2 0" "$ixjit" eval iota 6 '|' slice 4:+3*-2
+check eval-rank0 0 "shape:${nl}7" "$ixjit" eval 'iota offset=7'
+check eval-empty 0 "shape: 0 3" "$ixjit" eval 'iota 0 3'
+check show 0 '{base: [6]; contiguous: true; LMADs: [{offset: 5; strides: [-1]; rotates: [0]; shape: [6]; permutation: [0]; monotonicity: [Dec]}]}' "$ixjit" show 'iota 6 | slice ::-1'
+check magic-mul 0 'd=7 bound=100000000 bits=32 form=mul multiplier=613566757 shift=32' "$ixjit" magic 7 100000000
+check magic-fixup 0 'd=7 bound=4294967295 bits=32 form=fixup multiplier=4908534053 shift=35' "$ixjit" magic 7 4294967295
+check magic-64 0 'd=7 bound=18446744073709551615 bits=64 form=fixup multiplier=21081993227096630419 shift=67' "$ixjit" magic 7 18446744073709551615 --bits 64
+check magic-shift 0 'd=64 bound=1000 bits=32 form=shift multiplier=1 shift=6' "$ixjit" magic 64 1000
+check magic-bits-first 0 'd=12 bound=99 bits=64 form=mul multiplier=1537228672809129302 shift=64' "$ixjit" magic --bits 64 12 99
+check magic-inc 0 -- "$ixjit" magic 7 4294967294
+check bad-ixfun 2 "" "$ixjit" eval 'iota 3 | permute 1'
+check bad-show 2 "" "$ixjit" show 'iota 3 | bogus'
+check no-ixfun 2 "" "$ixjit" eval
+check magic-zero 2 "" "$ixjit" magic 0 10
+check magic-big-bound 2 "" "$ixjit" magic 3 4294967296
+check magic-bits 2 "" "$ixjit" magic 3 10 --bits 16
+check magic-negative 2 "" "$ixjit" magic -3 10
+check magic-missing 2 "" "$ixjit" magic 3
+check unknown-command 2 -- "$ixjit" frobnicate
+check no-command 2 -- "$ixjit"
+check help 0 -- "$ixjit" --help
+out=$("$ixjit" magic 7 4294967294)
+case "$out" in *form=mul_inc*) pass=$((pass + 1)) ;; *) echo "FAIL magic-inc form: $out"; fail=$((fail + 1)) ;; esac
+rm -f /tmp/ixjit_cli_err.$$
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
