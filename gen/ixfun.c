@@ -182,7 +182,9 @@ void lmad_iota(int rank, const int64_t *shape, int64_t offset, ixj_lmad *out) {
     out->shape[k] = shape[k];
     out->stride[k] = s;
     out->perm[k] = k;
-    s *= shape[k] > 1 ? shape[k] : 1; /* callers guarantee the count fits */
+    /* Row-major strides fit whenever the count does; an empty shape may hold
+     * huge extents, and its strides do not matter: 0 then. */
+    if (ixj_mul_ovf(s, shape[k], &s)) s = 0;
   }
 }
 

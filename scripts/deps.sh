@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs the Debian packages ixjit's build and tests need, when missing.
+#   cmake, gcc, make   the build          clang, libclang-rt-14-dev   sanitizer and fuzz presets
+#   libcmocka-dev      unit tests         python3-numpy               the differential tests' oracle
+set -eu
+packages="cmake gcc make clang libclang-rt-14-dev libcmocka-dev python3 python3-numpy"
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
