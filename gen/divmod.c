@@ -69,6 +69,7 @@ static void set(ixj_divider *out, ixj_div_form form, uint64_t m, unsigned k, int
 }
 
 ixj_status ixj_divider_make(uint64_t d, uint64_t bound, unsigned bits, ixj_divider *out, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, out);
   ixj_status st = check_args(d, bound, bits, err);
   const unsigned w = bits;
   if (st != IXJ_OK) return st;
@@ -157,6 +158,7 @@ void ixj_divider_multiplier_text(const ixj_divider *dv, char buf[48]) {
 /* ---- remainder ----------------------------------------------------------- */
 
 ixj_status ixj_remainder_make(uint64_t d, uint64_t bound, unsigned bits, ixj_remainder *out, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, out);
   ixj_status st = check_args(d, bound, bits, err);
   if (st != IXJ_OK) return st;
   memset(out, 0, sizeof *out);
@@ -206,6 +208,7 @@ static bool direct_constant(uint64_t p, uint64_t bound, unsigned w, uint64_t *c)
 
 ixj_status ixj_digit_make(uint64_t inner, uint64_t extent, uint64_t bound, unsigned bits, ixj_digit *out,
                           ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, out);
   ixj_status st = check_args(inner, bound, bits, err);
   if (st != IXJ_OK) return st;
   if (extent == 0) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "a coordinate's extent must be >= 1");

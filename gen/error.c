@@ -29,11 +29,3 @@ ixj_status ixj_fail(ixj_error *err, ixj_status status, const char *fmt, ...) {
   }
   return status;
 }
-
-void ixj_error_clear(ixj_error *err) {
-  if (err) {
-    err->status = IXJ_OK;
-    err->column = 0;
-    err->message[0] = '\0';
-  }
-}

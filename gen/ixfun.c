@@ -449,6 +449,7 @@ static ixj_status check_rank(int rank, ixj_error *err) {
 
 ixj_status ixj_ixfun_iota(int rank, const int64_t *shape, int64_t offset, ixj_ixfun **out,
                           ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, out && (rank <= 0 || shape));
   int64_t count;
   *out = NULL;
   if (check_rank(rank, err) != IXJ_OK) return IXJ_ERR_LIMIT;
@@ -467,6 +468,7 @@ ixj_status ixj_ixfun_iota(int rank, const int64_t *shape, int64_t offset, ixj_ix
 
 ixj_status ixj_ixfun_strided(int rank, const int64_t *shape, const int64_t *strides, int64_t offset,
                              ixj_ixfun **out, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, out && (rank <= 0 || (shape && strides)));
   *out = NULL;
   if (check_rank(rank, err) != IXJ_OK) return IXJ_ERR_LIMIT;
   ixj_ixfun *f = ixfun_alloc(1);
@@ -503,6 +505,7 @@ ixj_status ixj_ixfun_strided(int rank, const int64_t *shape, const int64_t *stri
 
 ixj_status ixj_ixfun_from_lmads(int count, const ixj_lmad *lmads, int base_rank, const int64_t *base,
                                 ixj_ixfun **out, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, out && lmads && (base_rank <= 0 || base));
   *out = NULL;
   if (count < 1 || count > IXJ_MAX_LMADS)
     return ixj_fail(err, IXJ_ERR_LIMIT, "an index function has 1..%d LMADs, not %d", IXJ_MAX_LMADS, count);
@@ -516,5 +519,6 @@ ixj_status ixj_ixfun_from_lmads(int count, const ixj_lmad *lmads, int base_rank,
 }
 
 ixj_status ixj_ixfun_clone(const ixj_ixfun *f, ixj_ixfun **out, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, f && out);
   return ixj_ixfun_from_lmads(f->num_lmads, f->lmads, f->base_rank, f->base, out, err);
 }

@@ -31,6 +31,7 @@ static int generalize_value(ixj_ixfun_general *g, int64_t a, int64_t b) {
 
 ixj_status ixj_ixfun_generalize(const ixj_ixfun *a, const ixj_ixfun *b, ixj_ixfun_general **out,
                                 ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, a && b && out);
   *out = NULL;
   if (a->num_lmads != 1 || b->num_lmads != 1)
     return ixj_fail(err, IXJ_ERR_MISMATCH, "generalize: both functions must have one LMAD (have %d and %d)",
@@ -80,6 +81,7 @@ static int64_t fill(int hole, int64_t concrete, const int64_t *values) {
 
 ixj_status ixj_general_instantiate(const ixj_ixfun_general *g, const int64_t *values, ixj_ixfun **out,
                                    ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, g && out && (values || g->num_holes == 0));
   const ixj_ixfun *f = g->shape_of;
   ixj_lmad l = f->lmads[0];
   int64_t base[IXJ_MAX_RANK];

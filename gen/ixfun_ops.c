@@ -26,6 +26,7 @@ static ixj_status derive(const ixj_ixfun *f, int extra, ixj_ixfun **out, ixj_err
 
 ixj_status ixj_ixfun_permute(const ixj_ixfun *f, int n, const int *perm, ixj_ixfun **out,
                              ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, f && out && (n <= 0 || perm));
   const ixj_lmad *h = &f->lmads[0];
   bool seen[IXJ_MAX_RANK] = {false};
   *out = NULL;
@@ -46,6 +47,7 @@ ixj_status ixj_ixfun_permute(const ixj_ixfun *f, int n, const int *perm, ixj_ixf
 
 ixj_status ixj_ixfun_rotate(const ixj_ixfun *f, int n, const int64_t *amounts, ixj_ixfun **out,
                             ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, f && out && (n <= 0 || amounts));
   const ixj_lmad *h = &f->lmads[0];
   *out = NULL;
   if (n != h->rank)
@@ -135,6 +137,7 @@ static bool slice_lmad(const ixj_lmad *h, const ixj_slice_item *items, ixj_lmad 
 
 ixj_status ixj_slice_numpy(int64_t extent, bool has_start, int64_t start, bool has_stop, int64_t stop,
                            int64_t step, ixj_slice_item *out, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, out);
   if (step == 0) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "slice step cannot be zero");
   if (step == INT64_MIN) step = -INT64_MAX; /* same elements, avoids -step overflow */
   /* CPython's PySlice_AdjustIndices, with its defaults. */
@@ -167,6 +170,7 @@ ixj_status ixj_slice_numpy(int64_t extent, bool has_start, int64_t start, bool h
 
 ixj_status ixj_ixfun_slice(const ixj_ixfun *f, int n, const ixj_slice_item *items, ixj_ixfun **out,
                            ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, f && out && (n <= 0 || items));
   const ixj_lmad *h = &f->lmads[0];
   int64_t shape[IXJ_MAX_RANK];
   ixj_slice_item full[IXJ_MAX_RANK];
@@ -226,6 +230,7 @@ ixj_status ixj_ixfun_slice(const ixj_ixfun *f, int n, const ixj_slice_item *item
 
 ixj_status ixj_ixfun_reshape(const ixj_ixfun *f, int rank, const int64_t *shape, ixj_ixfun **out,
                              ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, f && out && (rank <= 0 || shape));
   const ixj_lmad *h = &f->lmads[0];
   int64_t dims[IXJ_MAX_RANK], known = 1, count = lmad_count(h);
   int infer = -1;
@@ -272,6 +277,7 @@ ixj_status ixj_ixfun_reshape(const ixj_ixfun *f, int rank, const int64_t *shape,
 
 ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t *shape, ixj_ixfun **out,
                             ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, f && out && (rank <= 0 || shape));
   const ixj_lmad *h = &f->lmads[0];
   int r = h->rank, m = rank - r;
   *out = NULL;
@@ -316,6 +322,7 @@ ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t *shape, 
 }
 
 ixj_status ixj_ixfun_rebase(const ixj_ixfun *f, const ixj_ixfun *nb, ixj_ixfun **out, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, f && nb && out);
   int64_t base_count, nb_count = lmad_count(&nb->lmads[0]);
   *out = NULL;
   shape_count(f->base_rank, f->base, &base_count);

@@ -485,10 +485,10 @@ static ixj_status parse_pipeline(parser *p, ixj_ixfun **out) {
 }
 
 ixj_status ixj_ixfun_parse(const char *text, ixj_ixfun **out, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, text && out);
   parser p = {text, 0, 0, err};
   ixj_status st;
   *out = NULL;
-  if (!text) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "no text");
   st = parse_pipeline(&p, out);
   if (st == IXJ_OK && p.text[p.pos] == ')') {
     ixj_ixfun_free(*out);

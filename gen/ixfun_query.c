@@ -27,6 +27,7 @@ const ixj_lmad *ixj_ixfun_lmad(const ixj_ixfun *f, int k) {
 
 ixj_status ixj_ixfun_index(const ixj_ixfun *f, int n, const int64_t *index, int64_t *offset,
                            ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, f && offset && (n <= 0 || index));
   const ixj_lmad *h = &f->lmads[0];
   int64_t shape[IXJ_MAX_RANK], digits[IXJ_MAX_RANK];
   if (n != h->rank)

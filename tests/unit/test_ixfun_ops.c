@@ -292,11 +292,37 @@ static void test_chain_limit(void **state) {
   ixj_ixfun_free(f);
 }
 
+static void test_null_arguments(void **state) {
+  (void)state;
+  ixj_ixfun *f = parse_ok("iota 3 4"), *g = NULL;
+  ixj_error err;
+  assert_int_equal(ixj_ixfun_iota(2, NULL, 0, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_iota(0, NULL, 0, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_strided(1, ARR(3), NULL, 0, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_from_lmads(1, NULL, 0, NULL, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_clone(NULL, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_permute(NULL, 2, (const int[]){1, 0}, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_permute(f, 2, NULL, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_rotate(f, 2, NULL, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_slice(f, 1, NULL, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_reshape(f, 1, NULL, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_expand(f, 2, NULL, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_rebase(f, NULL, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_index(f, 2, NULL, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_ixfun_generalize(f, NULL, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_int_equal(ixj_divider_make(3, 9, 32, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "ixj_divider_make: NULL argument"));
+  assert_null(g);
+  ixj_ixfun_free(NULL); /* like free(NULL) */
+  ixj_ixfun_free(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_iota),    cmocka_unit_test(test_strided), cmocka_unit_test(test_permute),
       cmocka_unit_test(test_rotate),  cmocka_unit_test(test_slice),   cmocka_unit_test(test_reshape),
       cmocka_unit_test(test_expand),  cmocka_unit_test(test_rebase),  cmocka_unit_test(test_chain_limit),
+      cmocka_unit_test(test_null_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

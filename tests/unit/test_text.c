@@ -99,9 +99,11 @@ static void test_parse_errors(void **state) {
   for (int k = 0; k < 10; k++) strcat(ok, ")");
   ixj_ixfun_free(parse_ok(ok));
 
-  ixj_ixfun *f = (ixj_ixfun *)1;
+  ixj_ixfun *f = NULL;
   ixj_error err;
   assert_int_equal(ixj_ixfun_parse(NULL, &f, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "NULL argument"));
+  assert_int_equal(ixj_ixfun_parse("iota 3", NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
   assert_null(f);
   assert_int_equal(ixj_ixfun_parse("iota 3 | permute 1", &f, NULL), IXJ_ERR_INVALID_ARGUMENT); /* NULL err is fine */
   assert_int_equal(ixj_ixfun_parse("iota 3 | slice 7", &f, &err), IXJ_ERR_OUT_OF_RANGE);
