@@ -2,8 +2,9 @@
 # Installs the Debian packages ixjit's build and tests need, when missing.
 #   cmake, gcc, make   the build          clang, libclang-rt-14-dev   sanitizer and fuzz presets
 #   libcmocka-dev      unit tests         python3-numpy               the differential tests' oracle
+#   llvm-19-dev        the CPU JIT        libxxhash-dev, libdlpack-dev  signature hashing, tensor interop
 set -eu
-packages="cmake gcc make clang libclang-rt-14-dev libcmocka-dev python3 python3-numpy"
+packages="cmake gcc make clang libclang-rt-14-dev libcmocka-dev python3 python3-numpy llvm-19-dev libxxhash-dev libdlpack-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

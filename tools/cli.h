@@ -2,6 +2,8 @@
 #ifndef IXJIT_TOOLS_CLI_H
 #define IXJIT_TOOLS_CLI_H
 
+#include <stdbool.h>
+
 #include "ixjit/ixjit.h"
 
 /* Exit statuses: 0 success, 1 failure of the job itself, 2 bad arguments or text. */
@@ -13,5 +15,7 @@ int cli_error(int status, const char *fmt, ...)
 #endif
     ;
 int cmd_demo(int argc, char **argv);
+int cmd_emit(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -27,6 +27,9 @@ static int usage(FILE *to, int status) {
   fputs("usage: ixjit eval IXFUN\n"
         "       ixjit show IXFUN\n"
         "       ixjit magic D B [--bits 32|64]\n"
+        "       ixjit emit copy|fill|cat --target llvm --dst IXFUN [--src IXFUN]... [--axis K] --elem-size E\n"
+        "       ixjit run copy|fill|cat --dst IXFUN [--src IXFUN]... [--src-file F]... [--dst-file F]\n"
+        "                 [--out F] [--value HEX] [--axis K] --elem-size E [--check]\n"
         "       ixjit demo\n"
         "IXFUN is a pipeline such as 'iota 8 6 | permute 1 0 | slice 1:5 ::2' (see docs/syntax.md);\n"
         "several arguments are joined with spaces.\n",
@@ -136,6 +139,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "show")) return cmd_show(argc - 2, argv + 2);
   if (!strcmp(cmd, "magic")) return cmd_magic(argc - 2, argv + 2);
   if (!strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
+  if (!strcmp(cmd, "emit")) return cmd_emit(argc - 2, argv + 2);
+  if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) return usage(stdout, CLI_OK);
   if (!strcmp(cmd, "--version")) {
     puts("ixjit " IXJIT_VERSION_STRING);

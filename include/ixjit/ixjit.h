@@ -3,8 +3,10 @@
 #ifndef IXJIT_IXJIT_H
 #define IXJIT_IXJIT_H
 
+#include "ixjit/context.h"
 #include "ixjit/divmod.h"
 #include "ixjit/ixfun.h"
+#include "ixjit/ops.h"
 #include "ixjit/status.h"
 
 #define IXJIT_VERSION_STRING "0.1.0"

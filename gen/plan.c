@@ -1,0 +1,272 @@
+/* Planning: from an operation over index functions to a normalized iteration
+ * space (unit dims dropped, destination-major loop order, dims coalesced when
+ * contiguous in every operand), a strategy, an index width, a vector width, and
+ * the split between the signature (baked in) and the runtime arguments. */
+#include "plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checked.h"
+#include "error.h"
+
+const char *plan_strategy_name(plan_strategy s) {
+  switch (s) {
+  case PLAN_EMPTY: return "empty";
+  case PLAN_MEMCPY: return "memcpy";
+  case PLAN_INNER_CONTIGUOUS: return "inner_contiguous";
+  case PLAN_TILED: return "tiled";
+  case PLAN_GENERAL: return "general";
+  }
+  return "?";
+}
+
+static const char *op_name(ixj_op_kind op) {
+  return op == IXJ_OP_COPY ? "copy" : op == IXJ_OP_FILL ? "fill" : "cat";
+}
+
+/* The operand's head dims over the logical dims, and its chain. */
+static void load_operand(const ixj_ixfun *f, plan_operand *o) {
+  const ixj_lmad *h = &f->lmads[0];
+  for (int k = 0; k < h->rank; k++) {
+    o->stride[k] = h->stride[h->perm[k]];
+    o->rotate[k] = h->rotate[h->perm[k]];
+  }
+  o->num_tail = f->num_lmads - 1;
+  for (int m = 1; m < f->num_lmads; m++) o->tail[m - 1] = f->lmads[m];
+  if (o->num_tail == 0) {
+    o->head_offset = 0;
+    o->runtime_offset = h->offset;
+  } else {
+    o->head_offset = h->offset;
+    o->runtime_offset = o->tail[o->num_tail - 1].offset;
+    o->tail[o->num_tail - 1].offset = 0;
+  }
+}
+
+/* Keeps iteration dims `keep[0..n)` (indices into the current dims), in that order. */
+static void select_dims(ixj_plan *p, const int *keep, int n) {
+  int64_t shape[IXJ_MAX_RANK];
+  for (int k = 0; k < n; k++) shape[k] = p->shape[keep[k]];
+  memcpy(p->shape, shape, sizeof shape);
+  for (int o = 0; o < p->num_operands; o++) {
+    int64_t st[IXJ_MAX_RANK], rt[IXJ_MAX_RANK];
+    for (int k = 0; k < n; k++) {
+      st[k] = p->operand[o].stride[keep[k]];
+      rt[k] = p->operand[o].rotate[keep[k]];
+    }
+    memcpy(p->operand[o].stride, st, sizeof st);
+    memcpy(p->operand[o].rotate, rt, sizeof rt);
+  }
+  p->rank = n;
+}
+
+static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
+
+/* Operands that have dims (the fill value has none). */
+static int has_dims(const ixj_plan *p, int o) { return !(p->op == IXJ_OP_FILL && o == 1); }
+
+/* Dims j and j+1 merge when, in every operand, j steps over all of j+1. */
+static bool can_coalesce(const ixj_plan *p, int j) {
+  for (int o = 0; o < p->num_operands; o++) {
+    const plan_operand *x = &p->operand[o];
+    int64_t want;
+    if (!has_dims(p, o)) continue;
+    if (x->rotate[j] || x->rotate[j + 1]) return false;
+    if (ixj_mul_ovf(x->stride[j + 1], p->shape[j + 1], &want) || x->stride[j] != want) return false;
+  }
+  return true;
+}
+
+static void normalize_copy(ixj_plan *p) {
+  int keep[IXJ_MAX_RANK], n = 0;
+  for (int k = 0; k < p->rank; k++)
+    if (p->shape[k] != 1) keep[n++] = k;
+  /* destination-major: larger |dst stride| outside (stable) */
+  for (int a = 1; a < n; a++) {
+    int v = keep[a], b = a;
+    while (b > 0 && abs64(p->operand[0].stride[keep[b - 1]]) < abs64(p->operand[0].stride[v])) {
+      keep[b] = keep[b - 1];
+      b--;
+    }
+    keep[b] = v;
+  }
+  select_dims(p, keep, n);
+  for (int j = p->rank - 2; j >= 0; j--) {
+    if (!can_coalesce(p, j)) continue;
+    p->shape[j] *= p->shape[j + 1];
+    for (int o = 0; o < p->num_operands; o++) {
+      p->operand[o].stride[j] = p->operand[o].stride[j + 1];
+      p->operand[o].rotate[j] = 0;
+    }
+    int rest[IXJ_MAX_RANK], m = 0;
+    for (int k = 0; k < p->rank; k++)
+      if (k != j + 1) rest[m++] = k;
+    select_dims(p, rest, m);
+  }
+}
+
+static bool all_single_lmad(const ixj_plan *p) {
+  for (int o = 0; o < p->num_operands; o++)
+    if (has_dims(p, o) && p->operand[o].num_tail) return false;
+  return true;
+}
+
+static void choose_strategy(ixj_plan *p, const plan_request *req) {
+  int r = p->rank, last = r - 1;
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  bool single = all_single_lmad(p);
+  p->strategy = PLAN_GENERAL;
+  if (p->op == IXJ_OP_CAT || !single) return;
+  bool inner_unit = true;
+  for (int o = 0; o < p->num_operands; o++)
+    if (has_dims(p, o) && (p->operand[o].stride[last] != 1 || p->operand[o].rotate[last])) inner_unit = false;
+  if (inner_unit && p->op == IXJ_OP_COPY && r == 1) {
+    p->strategy = PLAN_MEMCPY;
+    return;
+  }
+  if (inner_unit) {
+    p->strategy = PLAN_INNER_CONTIGUOUS;
+    /* explicit vectors when every row start is aligned to a whole vector */
+    int lanes = (int)(32 / p->elem_size);
+    bool ok = lanes > 1 && p->shape[last] % lanes == 0;
+    for (int o = 0; o < p->num_operands && ok; o++) {
+      if (!has_dims(p, o)) continue;
+      uintptr_t base = req->pointers && req->pointers[o] ? (uintptr_t)req->pointers[o] : 0;
+      uint64_t start = (uint64_t)base + (uint64_t)p->operand[o].runtime_offset * p->elem_size;
+      ok = start % (32u) == 0;
+      for (int j = 0; j < last && ok; j++) ok = p->operand[o].stride[j] % lanes == 0;
+    }
+    if (ok) p->vector_elems = lanes;
+    return;
+  }
+  if (p->op != IXJ_OP_COPY || r < 2 || dst->stride[last] != 1 || dst->rotate[last]) return;
+  /* the source's unit-stride dim becomes dim r-2: tile (r-2, r-1) */
+  for (int q = last - 1; q >= 0; q--) {
+    if (src->stride[q] != 1 || src->rotate[q] || dst->rotate[q] || src->rotate[last]) continue;
+    if (p->shape[q] < 8 || p->shape[last] < 8) return;
+    int order[IXJ_MAX_RANK], m = 0;
+    for (int k = 0; k < r; k++)
+      if (k != q && k != last) order[m++] = k;
+    order[m++] = q;
+    order[m++] = last;
+    select_dims(p, order, m);
+    p->strategy = PLAN_TILED;
+    int t = (int)(128 / p->elem_size);
+    p->tile = t < 8 ? 8 : t > 64 ? 64 : t;
+    return;
+  }
+}
+
+ixj_status plan_build(const plan_request *req, ixj_plan *p, ixj_error *err) {
+  const ixj_ixfun *dst = req->dst;
+  memset(p, 0, sizeof *p);
+  p->op = req->op;
+  p->elem_size = req->elem_size;
+  p->vector_elems = 1;
+  p->cat_axis = -1;
+  p->rank = ixj_ixfun_rank(dst);
+  ixj_ixfun_shape(dst, p->shape);
+  p->count = ixj_ixfun_num_points(dst);
+  p->num_operands = 1 + (req->op == IXJ_OP_FILL ? 1 : req->num_srcs);
+  if (p->num_operands > PLAN_MAX_OPERANDS)
+    return ixj_fail(err, IXJ_ERR_LIMIT, "at most %d inputs", IXJ_MAX_CAT_INPUTS);
+  load_operand(dst, &p->operand[0]);
+  if (req->op != IXJ_OP_FILL) {
+    int64_t start = 0;
+    for (int s = 0; s < req->num_srcs; s++) {
+      load_operand(req->srcs[s], &p->operand[1 + s]);
+      p->operand[1 + s].cat_start = start;
+      if (req->op == IXJ_OP_CAT) {
+        int64_t shape[IXJ_MAX_RANK];
+        ixj_ixfun_shape(req->srcs[s], shape);
+        p->operand[1 + s].cat_extent = shape[req->cat_axis];
+        start += shape[req->cat_axis];
+      }
+    }
+  }
+  if (p->count == 0) {
+    p->strategy = PLAN_EMPTY;
+    return IXJ_OK;
+  }
+  if (req->op == IXJ_OP_CAT) {
+    p->cat_axis = req->cat_axis;
+  } else {
+    normalize_copy(p);
+  }
+  if (p->rank == 0) { /* one point: a loop of one */
+    p->rank = 1;
+    p->shape[0] = 1;
+    for (int o = 0; o < p->num_operands; o++) p->operand[o].stride[0] = p->operand[o].rotate[0] = 0;
+  }
+  choose_strategy(p, req);
+  /* 32-bit index arithmetic when every dividend fits comfortably */
+  bool narrow = p->count <= INT32_MAX;
+  for (int o = 0; o < p->num_operands; o++)
+    for (int m = 0; m < p->operand[o].num_tail; m++) narrow = narrow && lmad_count(&p->operand[o].tail[m]) <= INT32_MAX;
+  p->index_bits = narrow ? 32 : 64;
+  if (req->last_level_cache && (uint64_t)p->count * p->elem_size > req->last_level_cache) p->nontemporal = 1;
+  p->work_units = (uint64_t)p->count;
+  if (p->strategy == PLAN_TILED) {
+    uint64_t outer = (uint64_t)p->count / (uint64_t)(p->shape[p->rank - 1] * p->shape[p->rank - 2]);
+    uint64_t tb = (uint64_t)(p->shape[p->rank - 2] + p->tile - 1) / (uint64_t)p->tile;
+    uint64_t ta = (uint64_t)(p->shape[p->rank - 1] + p->tile - 1) / (uint64_t)p->tile;
+    p->work_units = outer * tb * ta;
+  }
+  return IXJ_OK;
+}
+
+/* ---- signature ------------------------------------------------------------ */
+
+typedef struct sig_buf {
+  char *buf;
+  size_t size, len;
+} sig_buf;
+
+static void sig_put(sig_buf *b, const char *fmt, ...) IXJ_PRINTF(2, 3);
+static void sig_put(sig_buf *b, const char *fmt, ...) {
+  va_list ap;
+  char *dst = b->len < b->size ? b->buf + b->len : NULL;
+  size_t room = b->len < b->size ? b->size - b->len : 0;
+  va_start(ap, fmt);
+  int n = vsnprintf(dst, room, fmt, ap);
+  va_end(ap);
+  if (n > 0) b->len += (size_t)n;
+}
+
+static void sig_list(sig_buf *b, const char *name, int n, const int64_t *v) {
+  sig_put(b, " %s=", name);
+  for (int k = 0; k < n; k++) sig_put(b, k ? ",%lld" : "%lld", (long long)v[k]);
+}
+
+size_t plan_signature(const ixj_plan *p, const char *target, char *buf, size_t size) {
+  sig_buf b = {buf, size, 0};
+  if (size) buf[0] = '\0';
+  sig_put(&b, "ixjit-kernel/1 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d axis=%d",
+          target, op_name(p->op), p->elem_size, plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
+          p->nontemporal, p->tile, p->cat_axis);
+  sig_list(&b, "shape", p->rank, p->shape);
+  for (int o = 0; o < p->num_operands; o++) {
+    const plan_operand *x = &p->operand[o];
+    sig_put(&b, " | operand %d:", o);
+    if (!has_dims(p, o)) continue;
+    sig_list(&b, "strides", p->rank, x->stride);
+    sig_list(&b, "rotates", p->rank, x->rotate);
+    sig_put(&b, " head_offset=%lld", (long long)x->head_offset);
+    if (p->op == IXJ_OP_CAT && o > 0)
+      sig_put(&b, " cat_start=%lld cat_extent=%lld", (long long)x->cat_start, (long long)x->cat_extent);
+    for (int m = 0; m < x->num_tail; m++) {
+      const ixj_lmad *l = &x->tail[m];
+      int64_t perm[IXJ_MAX_RANK];
+      for (int k = 0; k < l->rank; k++) perm[k] = l->perm[k];
+      sig_put(&b, " lmad{offset=%lld", (long long)l->offset);
+      sig_list(&b, "strides", l->rank, l->stride);
+      sig_list(&b, "rotates", l->rank, l->rotate);
+      sig_list(&b, "shape", l->rank, l->shape);
+      sig_list(&b, "perm", l->rank, perm);
+      sig_put(&b, "}");
+    }
+  }
+  return b.len;
+}

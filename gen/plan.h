@@ -1,0 +1,71 @@
+/* Internal: planning an operation (copy, fill, cat) over operands into a
+ * normalized iteration space, a strategy, and the split between what is baked
+ * into the kernel (the signature) and what is passed at run time. */
+#ifndef IXJIT_GEN_PLAN_H
+#define IXJIT_GEN_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ixfun_internal.h"
+#include "ixjit/ops.h"
+
+#define PLAN_MAX_OPERANDS (1 + IXJ_MAX_CAT_INPUTS)
+
+typedef enum plan_strategy {
+  PLAN_EMPTY,            /* no points: nothing to launch */
+  PLAN_MEMCPY,           /* one contiguous range on both sides: memcpy, no kernel */
+  PLAN_INNER_CONTIGUOUS, /* unit stride innermost on every operand */
+  PLAN_TILED,            /* transpose-like: the unit-stride dims differ, blocked loops */
+  PLAN_GENERAL           /* anything else (rotations, chains, odd strides) */
+} plan_strategy;
+
+/* One operand over the iteration space. The head LMAD's dims are in
+ * iteration order; for a chain the tail LMADs are kept whole. */
+typedef struct plan_operand {
+  int64_t stride[IXJ_MAX_RANK]; /* head stride per iteration dim */
+  int64_t rotate[IXJ_MAX_RANK]; /* head rotation per iteration dim */
+  int64_t head_offset;          /* baked for chains; 0 (runtime) for one LMAD */
+  int num_tail;                 /* LMADs after the head */
+  ixj_lmad tail[IXJ_MAX_LMADS - 1];
+  int64_t runtime_offset;       /* the memory-side LMAD's offset, passed at run time */
+  int64_t cat_start;            /* cat inputs: first index along the axis */
+  int64_t cat_extent;           /* cat inputs: own extent along the axis */
+} plan_operand;
+
+typedef struct ixj_plan {
+  ixj_op_kind op;
+  size_t elem_size;
+  plan_strategy strategy;
+  int index_bits;   /* 32 or 64: width of the index arithmetic */
+  int vector_elems; /* elements per vector access in the inner loop (1: scalar) */
+  int nontemporal;  /* streaming stores for outputs larger than the last-level cache */
+  int rank;         /* iteration dims (>= 1 unless EMPTY) */
+  int64_t shape[IXJ_MAX_RANK];
+  int64_t count;    /* points */
+  int cat_axis;     /* iteration dim of the cat axis */
+  int tile;         /* TILED: tile edge in elements; dims rank-2 (src unit) and rank-1 (dst unit) */
+  int num_operands; /* dst first; fill: dst + value */
+  plan_operand operand[PLAN_MAX_OPERANDS];
+  uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */
+} ixj_plan;
+
+typedef struct plan_request {
+  ixj_op_kind op;
+  size_t elem_size;
+  const ixj_ixfun *dst;
+  int num_srcs;
+  const ixj_ixfun *const *srcs; /* copy: 1, cat: num_srcs, fill: 0 */
+  int cat_axis;
+  const void *const *pointers; /* dst, srcs (may be NULL: alignment unknown, assume aligned) */
+  size_t last_level_cache;     /* bytes; 0: never stream */
+} plan_request;
+
+/* Builds the plan (shapes must already be checked by the caller). */
+ixj_status plan_build(const plan_request *req, ixj_plan *out, ixj_error *err);
+/* The canonical signature: everything the kernel bakes in, and the target.
+ * snprintf-style. */
+size_t plan_signature(const ixj_plan *p, const char *target, char *buf, size_t size);
+const char *plan_strategy_name(plan_strategy s);
+
+#endif

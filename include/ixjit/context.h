@@ -1,0 +1,50 @@
+/* ixjit — the context: options, the JIT, the kernel cache, the thread pool.
+ *
+ * One context serves many threads at once: every call on it is thread-safe.
+ * Kernels are compiled once per signature (other threads asking for the same
+ * one wait for that compile) and kept for the context's lifetime. */
+#ifndef IXJIT_CONTEXT_H
+#define IXJIT_CONTEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ixjit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ixj_context ixj_context;
+
+typedef enum ixj_log_level { IXJ_LOG_DEBUG, IXJ_LOG_INFO, IXJ_LOG_WARNING } ixj_log_level;
+typedef void (*ixj_log_fn)(void *user, ixj_log_level level, const char *message);
+
+typedef struct ixj_context_options {
+  int num_threads;            /* 0: IXJIT_NUM_THREADS, else the online CPUs; the caller counts as one */
+  size_t last_level_cache;    /* bytes; 0: detect. Outputs larger than this get streaming stores */
+  ixj_log_fn log;             /* NULL: no logging */
+  void *log_user;
+} ixj_context_options;
+
+typedef struct ixj_cache_stats {
+  uint64_t hits;        /* lookups that found a compiled kernel */
+  uint64_t misses;      /* lookups that compiled (or waited for another thread's compile) */
+  uint64_t compiles;    /* kernels compiled */
+  uint64_t failures;    /* compiles that failed */
+  double compile_ms;    /* total time spent compiling */
+  uint64_t entries;     /* kernels in the cache */
+} ixj_cache_stats;
+
+/* opts may be NULL for the defaults. */
+ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out, ixj_error *err);
+void ixj_context_destroy(ixj_context *ctx);
+void ixj_context_cache_stats(ixj_context *ctx, ixj_cache_stats *out);
+int ixj_context_num_threads(const ixj_context *ctx);
+/* The CPU the kernels are compiled for: "cpu:NAME:FEATURES-HASH". */
+const char *ixj_context_target(const ixj_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

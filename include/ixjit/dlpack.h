@@ -1,0 +1,30 @@
+/* ixjit — the operations on DLPack tensors (Debian libdlpack-dev).
+ *
+ * A DLTensor's shape, strides (in elements; NULL means row-major) and
+ * byte_offset become an index function; the element size is dtype.bits *
+ * dtype.lanes / 8 and must be 1, 2, 4, 8 or 16; both tensors must have the
+ * same element size. The buffer is taken to be exactly the bytes the tensor
+ * reaches. CPU tensors (kDLCPU, kDLCUDAHost) only in this version. */
+#ifndef IXJIT_DLPACK_H
+#define IXJIT_DLPACK_H
+
+#include <dlpack/dlpack.h>
+
+#include "ixjit/context.h"
+#include "ixjit/ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ixj_status ixj_copy_dlpack(ixj_context *ctx, const DLTensor *dst, const DLTensor *src, ixj_call_info *info,
+                           ixj_error *err);
+ixj_status ixj_fill_dlpack(ixj_context *ctx, const DLTensor *dst, const void *value, ixj_call_info *info,
+                           ixj_error *err);
+ixj_status ixj_cat_dlpack(ixj_context *ctx, const DLTensor *dst, int axis, int num_srcs, const DLTensor *const *srcs,
+                          ixj_call_info *info, ixj_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,18 @@
+/* Internal: the CPU JIT backend (LLVM ORC LLJIT through the LLVM-C API). */
+#ifndef IXJIT_RUNTIME_JIT_LLVM_H
+#define IXJIT_RUNTIME_JIT_LLVM_H
+
+#include "emit_llvm.h"
+
+typedef struct jit_llvm jit_llvm;
+
+ixj_status jit_llvm_create(jit_llvm **out, ixj_error *err);
+void jit_llvm_destroy(jit_llvm *jit);
+/* "cpu:NAME:HASH-OF-FEATURES", part of every CPU signature. */
+const char *jit_llvm_target(const jit_llvm *jit);
+/* Optimizes (O3, host CPU and features) and compiles `ir` to object code on
+ * the calling thread, then links it into the JIT under a lock and returns the
+ * address of `name`. Safe to call from many threads at once. */
+ixj_status jit_llvm_compile(jit_llvm *jit, const char *ir, const char *name, ixj_kernel_fn *fn, ixj_error *err);
+
+#endif

@@ -1,0 +1,190 @@
+/* The operations: validate, plan, find or compile the kernel, run it on the
+ * thread pool. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <xxhash.h>
+
+#include "context_internal.h"
+#include "error.h"
+#include "plan.h"
+#include "validate.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* The kernel's symbol: derived from the signature's hash, so distinct
+ * signatures never clash in the JIT. */
+static void kernel_name(const char *signature, char name[48]) {
+  XXH128_hash_t h = XXH3_128bits(signature, strlen(signature));
+  snprintf(name, 48, "ixj_%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
+}
+
+static ixj_status make_plan(ixj_context *ctx, const op_call *c, ixj_plan *plan, ixj_error *err) {
+  const ixj_ixfun *srcs[IXJ_MAX_CAT_INPUTS];
+  const void *ptrs[1 + IXJ_MAX_CAT_INPUTS];
+  int n = c->op == IXJ_OP_FILL ? 0 : c->num_srcs;
+  ptrs[0] = c->shapes_only ? NULL : c->dst->data;
+  for (int s = 0; s < n; s++) {
+    srcs[s] = c->srcs[s].ixfun;
+    ptrs[1 + s] = c->shapes_only ? NULL : c->srcs[s].data;
+  }
+  if (c->op == IXJ_OP_FILL) ptrs[1] = c->value;
+  plan_request req = {c->op, c->elem_size, c->dst->ixfun, n, srcs, c->axis, ptrs, ctx->last_level_cache};
+  return plan_build(&req, plan, err);
+}
+
+/* The signature in a malloc'ed string. */
+static char *signature_of(ixj_context *ctx, const ixj_plan *plan) {
+  const char *target = jit_llvm_target(ctx->jit);
+  size_t n = plan_signature(plan, target, NULL, 0);
+  char *s = malloc(n + 1);
+  if (s) plan_signature(plan, target, s, n + 1);
+  return s;
+}
+
+typedef struct compile_job {
+  ixj_context *ctx;
+  const ixj_plan *plan;
+  const char *name, *signature;
+} compile_job;
+
+static ixj_status compile_kernel(void *arg, ixj_kernel_fn *fn, ixj_error *err) {
+  compile_job *j = arg;
+  char *ir = NULL;
+  ixj_status st = emit_llvm(j->plan, j->name, j->signature, &ir, err);
+  if (st == IXJ_OK) st = jit_llvm_compile(j->ctx->jit, ir, j->name, fn, err);
+  free(ir);
+  return st;
+}
+
+typedef struct launch {
+  ixj_kernel_fn fn;
+  const void *ptrs[PLAN_MAX_OPERANDS];
+  int64_t offs[PLAN_MAX_OPERANDS];
+  size_t elem_size;
+} launch;
+
+static void run_kernel_chunk(void *arg, uint64_t begin, uint64_t end) {
+  launch *l = arg;
+  l->fn(l->ptrs, l->offs, (int64_t)begin, (int64_t)end);
+}
+
+static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
+  launch *l = arg;
+  char *d = (char *)l->ptrs[0] + (l->offs[0] + (int64_t)begin) * (int64_t)l->elem_size;
+  const char *s = (const char *)l->ptrs[1] + (l->offs[1] + (int64_t)begin) * (int64_t)l->elem_size;
+  memcpy(d, s, (end - begin) * l->elem_size);
+}
+
+static ixj_status run_op(ixj_context *ctx, const op_call *c, ixj_call_info *info, ixj_error *err) {
+  ixj_plan *plan = malloc(sizeof *plan);
+  ixj_call_info local = {false, 0, 0, "empty"};
+  if (!plan) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  ixj_status st = op_validate(c, err);
+  if (st == IXJ_OK) st = make_plan(ctx, c, plan, err);
+  if (st != IXJ_OK || plan->strategy == PLAN_EMPTY) goto done;
+  local.strategy = plan_strategy_name(plan->strategy);
+
+  launch l;
+  memset(&l, 0, sizeof l);
+  l.elem_size = c->elem_size;
+  l.ptrs[0] = c->dst->data;
+  for (int s = 0; s < (c->op == IXJ_OP_FILL ? 0 : c->num_srcs); s++) l.ptrs[1 + s] = c->srcs[s].data;
+  if (c->op == IXJ_OP_FILL) l.ptrs[1] = c->value;
+  for (int o = 0; o < plan->num_operands; o++) l.offs[o] = plan->operand[o].runtime_offset;
+
+  if (plan->strategy == PLAN_MEMCPY) {
+    local.cache_hit = true; /* nothing to compile */
+    double t0 = now_ms();
+    pool_run(ctx->pool, (uint64_t)plan->count, 1u << 16, 64, run_memcpy_chunk, &l);
+    local.run_ms = now_ms() - t0;
+    goto done;
+  }
+  char *signature = signature_of(ctx, plan);
+  if (!signature) {
+    st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    goto done;
+  }
+  char name[48];
+  kernel_name(signature, name);
+  compile_job job = {ctx, plan, name, signature};
+  st = cache_get(ctx->cache, signature, compile_kernel, &job, &l.fn, &local.cache_hit, &local.compile_ms, err);
+  if (st == IXJ_OK && !local.cache_hit)
+    ctx_log(ctx, IXJ_LOG_DEBUG, "compiled %s (%s) in %.2f ms", name, local.strategy, local.compile_ms);
+  free(signature);
+  if (st != IXJ_OK) goto done;
+  double t0 = now_ms();
+  uint64_t grain = plan->strategy == PLAN_TILED ? 16 : 1u << 15;
+  pool_run(ctx->pool, plan->work_units, grain, (uint64_t)plan->vector_elems, run_kernel_chunk, &l);
+  local.run_ms = now_ms() - t0;
+done:
+  free(plan);
+  if (info) *info = local;
+  return st;
+}
+
+ixj_status ixj_copy(ixj_context *ctx, const ixj_operand *dst, const ixj_operand *src, size_t elem_size,
+                    ixj_call_info *info, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && dst && src);
+  op_call c = {IXJ_OP_COPY, elem_size, dst, 1, src, NULL, 0, false};
+  return run_op(ctx, &c, info, err);
+}
+
+ixj_status ixj_fill(ixj_context *ctx, const ixj_operand *dst, const void *value, size_t elem_size,
+                    ixj_call_info *info, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && dst);
+  op_call c = {IXJ_OP_FILL, elem_size, dst, 0, NULL, value, 0, false};
+  return run_op(ctx, &c, info, err);
+}
+
+ixj_status ixj_cat(ixj_context *ctx, const ixj_operand *dst, int axis, int num_srcs, const ixj_operand *srcs,
+                   size_t elem_size, ixj_call_info *info, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && dst && (srcs || num_srcs == 0));
+  op_call c = {IXJ_OP_CAT, elem_size, dst, num_srcs, srcs, NULL, axis, false};
+  return run_op(ctx, &c, info, err);
+}
+
+ixj_status ixj_emit_llvm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+                         const ixj_ixfun *const *srcs, int axis, size_t elem_size, char **ir, char **signature,
+                         ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && dst && ir && (srcs || num_srcs == 0));
+  ixj_operand d = {NULL, 0, dst}, s[IXJ_MAX_CAT_INPUTS];
+  *ir = NULL;
+  if (signature) *signature = NULL;
+  if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
+    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
+  for (int k = 0; k < num_srcs; k++) s[k] = (ixj_operand){NULL, 0, srcs[k]};
+  op_call c = {op, elem_size, &d, num_srcs, s, NULL, axis, true};
+  ixj_status st = op_validate(&c, err);
+  if (st != IXJ_OK) return st;
+  ixj_plan *plan = malloc(sizeof *plan);
+  if (!plan) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  st = make_plan(ctx, &c, plan, err);
+  char *sig = st == IXJ_OK ? signature_of(ctx, plan) : NULL;
+  if (st == IXJ_OK && !sig) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (st == IXJ_OK) {
+    char name[48];
+    kernel_name(sig, name);
+    if (plan->strategy == PLAN_EMPTY || plan->strategy == PLAN_MEMCPY) {
+      size_t n = strlen(sig) + 128;
+      *ir = malloc(n);
+      if (*ir)
+        snprintf(*ir, n, "; ixjit: strategy %s needs no kernel\n; signature: %s\n", plan_strategy_name(plan->strategy),
+                 sig);
+      else
+        st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    } else {
+      st = emit_llvm(plan, name, sig, ir, err);
+    }
+  }
+  if (st == IXJ_OK && signature) *signature = sig;
+  else free(sig);
+  free(plan);
+  return st;
+}

@@ -1,0 +1,235 @@
+/* `ixjit emit` and `ixjit run`: an operation from the command line.
+ *
+ *   ixjit emit copy|fill|cat --target llvm --dst IXFUN [--src IXFUN]... [--axis K] --elem-size E
+ *   ixjit run  copy|fill|cat --dst IXFUN [--src IXFUN]... [--src-file F]... [--dst-file F]
+ *              [--out F] [--value HEX] [--axis K] --elem-size E [--check]
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct op_args {
+  ixj_op_kind op;
+  const char *dst_text, *dst_file, *out_file, *value_hex, *target;
+  const char *src_text[IXJ_MAX_CAT_INPUTS], *src_file[IXJ_MAX_CAT_INPUTS];
+  int num_src_text, num_src_file, axis;
+  size_t elem_size;
+  int check;
+} op_args;
+
+static int parse_op_args(int argc, char **argv, bool run, op_args *a) {
+  memset(a, 0, sizeof *a);
+  a->target = "llvm";
+  if (argc < 1) return cli_error(CLI_USAGE, "missing operation (copy, fill or cat)");
+  if (!strcmp(argv[0], "copy")) a->op = IXJ_OP_COPY;
+  else if (!strcmp(argv[0], "fill")) a->op = IXJ_OP_FILL;
+  else if (!strcmp(argv[0], "cat")) a->op = IXJ_OP_CAT;
+  else return cli_error(CLI_USAGE, "unknown operation '%s' (copy, fill or cat)", argv[0]);
+  for (int k = 1; k < argc; k++) {
+    const char *o = argv[k];
+    bool has_value = k + 1 < argc;
+    if (!strcmp(o, "--check") && run) {
+      a->check = 1;
+      continue;
+    }
+    if (!has_value) return cli_error(CLI_USAGE, "%s needs a value", o);
+    const char *v = argv[++k];
+    if (!strcmp(o, "--dst")) a->dst_text = v;
+    else if (!strcmp(o, "--src") || !strcmp(o, "--src-file")) {
+      bool file = !strcmp(o, "--src-file");
+      int *n = file ? &a->num_src_file : &a->num_src_text;
+      if (*n == IXJ_MAX_CAT_INPUTS) return cli_error(CLI_USAGE, "at most %d sources", IXJ_MAX_CAT_INPUTS);
+      (file ? a->src_file : a->src_text)[(*n)++] = v;
+    } else if (!strcmp(o, "--elem-size")) {
+      char *end;
+      long e = strtol(v, &end, 10);
+      if (*end || (e != 1 && e != 2 && e != 4 && e != 8 && e != 16))
+        return cli_error(CLI_USAGE, "--elem-size takes 1, 2, 4, 8 or 16");
+      a->elem_size = (size_t)e;
+    } else if (!strcmp(o, "--axis")) {
+      char *end;
+      long x = strtol(v, &end, 10);
+      if (*end || x < 0 || x >= IXJ_MAX_RANK) return cli_error(CLI_USAGE, "--axis takes a dim number");
+      a->axis = (int)x;
+    } else if (!strcmp(o, "--target") && !run) a->target = v;
+    else if (!strcmp(o, "--dst-file") && run) a->dst_file = v;
+    else if (!strcmp(o, "--out") && run) a->out_file = v;
+    else if (!strcmp(o, "--value") && run) a->value_hex = v;
+    else return cli_error(CLI_USAGE, "unknown option '%s'", o);
+  }
+  if (!a->dst_text) return cli_error(CLI_USAGE, "--dst IXFUN is required");
+  if (!a->elem_size) return cli_error(CLI_USAGE, "--elem-size is required");
+  int want = a->op == IXJ_OP_COPY ? 1 : a->op == IXJ_OP_FILL ? 0 : -1;
+  if (want >= 0 && a->num_src_text != want)
+    return cli_error(CLI_USAGE, "%s takes %d --src", argv[0], want);
+  if (want < 0 && a->num_src_text < 1) return cli_error(CLI_USAGE, "cat takes one or more --src");
+  if (a->num_src_file && a->num_src_file != a->num_src_text)
+    return cli_error(CLI_USAGE, "give a --src-file for every --src, in order, or none");
+  if (a->op == IXJ_OP_FILL && run && !a->value_hex) return cli_error(CLI_USAGE, "fill needs --value HEX");
+  return CLI_OK;
+}
+
+/* Parses every IXFUN argument. */
+static int parse_ixfuns(const op_args *a, ixj_ixfun **dst, ixj_ixfun **srcs) {
+  ixj_error err;
+  if (ixj_ixfun_parse(a->dst_text, dst, &err) != IXJ_OK) return cli_error(CLI_USAGE, "--dst: %s", err.message);
+  for (int k = 0; k < a->num_src_text; k++)
+    if (ixj_ixfun_parse(a->src_text[k], &srcs[k], &err) != IXJ_OK)
+      return cli_error(CLI_USAGE, "--src %d: %s", k + 1, err.message);
+  return CLI_OK;
+}
+
+static void free_ixfuns(ixj_ixfun *dst, ixj_ixfun **srcs, int n) {
+  ixj_ixfun_free(dst);
+  for (int k = 0; k < n; k++) ixj_ixfun_free(srcs[k]);
+}
+
+int cmd_emit(int argc, char **argv) {
+  op_args a;
+  ixj_ixfun *dst = NULL, *srcs[IXJ_MAX_CAT_INPUTS] = {0};
+  ixj_context *ctx = NULL;
+  ixj_error err;
+  char *ir = NULL;
+  int rc = parse_op_args(argc, argv, false, &a);
+  if (rc == CLI_OK && strcmp(a.target, "llvm"))
+    rc = cli_error(CLI_USAGE, "--target %s is not available (llvm only in this version)", a.target);
+  if (rc == CLI_OK) rc = parse_ixfuns(&a, &dst, srcs);
+  if (rc == CLI_OK && ixj_context_create(&(ixj_context_options){1, 0, NULL, NULL}, &ctx, &err) != IXJ_OK)
+    rc = cli_error(CLI_FAILED, "%s", err.message);
+  if (rc == CLI_OK) {
+    ixj_status st = ixj_emit_llvm(ctx, a.op, dst, a.num_src_text, (const ixj_ixfun *const *)srcs, a.axis, a.elem_size,
+                                  &ir, NULL, &err);
+    if (st != IXJ_OK) rc = cli_error(st == IXJ_ERR_NO_MEMORY ? CLI_FAILED : CLI_USAGE, "%s", err.message);
+    else fputs(ir, stdout);
+  }
+  free(ir);
+  ixj_context_destroy(ctx);
+  free_ixfuns(dst, srcs, a.num_src_text);
+  return rc;
+}
+
+/* ---- run ------------------------------------------------------------------ */
+
+static int read_file(const char *path, char **data, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return cli_error(CLI_FAILED, "cannot open %s: %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  for (;;) {
+    if (!buf) {
+      fclose(f);
+      return cli_error(CLI_FAILED, "out of memory reading %s", path);
+    }
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap) break;
+    char *bigger = realloc(buf, cap * 2);
+    if (!bigger) free(buf);
+    buf = bigger;
+    cap *= 2;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    return cli_error(CLI_FAILED, "cannot read %s", path);
+  }
+  *data = buf;
+  *size = n;
+  return CLI_OK;
+}
+
+/* Bytes just long enough for every offset f reaches. */
+static size_t span_bytes(const ixj_ixfun *f, size_t elem) {
+  ixj_offset_range r = ixj_ixfun_offset_range(f);
+  return r.empty || r.max < 0 ? 0 : (size_t)(r.max + 1) * elem;
+}
+
+static int parse_hex_value(const char *hex, size_t elem, unsigned char *out) {
+  size_t n = strlen(hex);
+  if (n >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex += 2, n -= 2;
+  if (n != 2 * elem) return cli_error(CLI_USAGE, "--value needs %zu hex digits for %zu-byte elements", 2 * elem, elem);
+  for (size_t k = 0; k < elem; k++) {
+    unsigned v;
+    if (sscanf(hex + 2 * k, "%2x", &v) != 1) return cli_error(CLI_USAGE, "--value: bad hex digits");
+    out[k] = (unsigned char)v; /* the bytes in memory order, as written */
+  }
+  return CLI_OK;
+}
+
+int cmd_run(int argc, char **argv) {
+  op_args a;
+  ixj_ixfun *dst = NULL, *srcs[IXJ_MAX_CAT_INPUTS] = {0};
+  char *dbuf = NULL, *ref = NULL, *sbuf[IXJ_MAX_CAT_INPUTS] = {0};
+  size_t dsize = 0, ssize[IXJ_MAX_CAT_INPUTS] = {0};
+  unsigned char value[16];
+  ixj_context *ctx = NULL;
+  ixj_error err;
+  int rc = parse_op_args(argc, argv, true, &a);
+  if (rc == CLI_OK) rc = parse_ixfuns(&a, &dst, srcs);
+  if (rc == CLI_OK && a.op == IXJ_OP_FILL) rc = parse_hex_value(a.value_hex, a.elem_size, value);
+  for (int k = 0; rc == CLI_OK && k < a.num_src_text; k++) {
+    if (a.num_src_file) {
+      rc = read_file(a.src_file[k], &sbuf[k], &ssize[k]);
+    } else { /* a deterministic pattern just long enough */
+      ssize[k] = span_bytes(srcs[k], a.elem_size);
+      sbuf[k] = malloc(ssize[k] ? ssize[k] : 1);
+      if (!sbuf[k]) rc = cli_error(CLI_FAILED, "out of memory");
+      for (size_t b = 0; rc == CLI_OK && b < ssize[k]; b++) sbuf[k][b] = (char)(b * 131 + (size_t)k * 17 + 7);
+    }
+  }
+  if (rc == CLI_OK) {
+    if (a.dst_file) {
+      rc = read_file(a.dst_file, &dbuf, &dsize);
+    } else {
+      dsize = span_bytes(dst, a.elem_size);
+      dbuf = calloc(dsize ? dsize : 1, 1);
+      if (!dbuf) rc = cli_error(CLI_FAILED, "out of memory");
+    }
+  }
+  if (rc == CLI_OK && a.check) {
+    ref = malloc(dsize ? dsize : 1);
+    if (!ref) rc = cli_error(CLI_FAILED, "out of memory");
+    else memcpy(ref, dbuf, dsize);
+  }
+  if (rc == CLI_OK && ixj_context_create(NULL, &ctx, &err) != IXJ_OK) rc = cli_error(CLI_FAILED, "%s", err.message);
+  if (rc == CLI_OK) {
+    ixj_operand d = {dbuf, dsize, dst}, s[IXJ_MAX_CAT_INPUTS], rd = {ref, dsize, dst};
+    for (int k = 0; k < a.num_src_text; k++) s[k] = (ixj_operand){sbuf[k], ssize[k], srcs[k]};
+    ixj_call_info info;
+    ixj_status st = a.op == IXJ_OP_COPY ? ixj_copy(ctx, &d, &s[0], a.elem_size, &info, &err)
+                    : a.op == IXJ_OP_FILL ? ixj_fill(ctx, &d, value, a.elem_size, &info, &err)
+                                          : ixj_cat(ctx, &d, a.axis, a.num_src_text, s, a.elem_size, &info, &err);
+    if (st != IXJ_OK) {
+      rc = cli_error(CLI_FAILED, "%s", err.message);
+    } else {
+      double bytes = (double)ixj_ixfun_num_points(dst) * (double)a.elem_size * (a.op == IXJ_OP_FILL ? 1 : 2);
+      printf("strategy: %s\n", info.strategy);
+      if (info.cache_hit) printf("cache: hit (memory)\n");
+      else printf("cache: miss (compiled in %.2f ms)\n", info.compile_ms);
+      printf("kernel: %.3f ms, %.2f GB/s (bytes read + written)\n", info.run_ms,
+             info.run_ms > 0 ? bytes / (info.run_ms * 1e6) : 0.0);
+      if (a.check) {
+        st = a.op == IXJ_OP_COPY ? ixj_reference_copy(&rd, &(ixj_operand){sbuf[0], ssize[0], srcs[0]}, a.elem_size, &err)
+             : a.op == IXJ_OP_FILL ? ixj_reference_fill(&rd, value, a.elem_size, &err)
+                                   : ixj_reference_cat(&rd, a.axis, a.num_src_text, s, a.elem_size, &err);
+        bool same = st == IXJ_OK && !memcmp(ref, dbuf, dsize);
+        printf("check: %s\n", same ? "ok (identical to the reference interpreter)" : "MISMATCH");
+        if (!same) rc = CLI_FAILED;
+      }
+      if (rc == CLI_OK && a.out_file) {
+        FILE *f = fopen(a.out_file, "wb");
+        if (!f || fwrite(dbuf, 1, dsize, f) != dsize || fclose(f) != 0)
+          rc = cli_error(CLI_FAILED, "cannot write %s", a.out_file);
+      }
+    }
+  }
+  ixj_context_destroy(ctx);
+  free(dbuf);
+  free(ref);
+  for (int k = 0; k < a.num_src_text; k++) free(sbuf[k]);
+  free_ixfuns(dst, srcs, a.num_src_text);
+  return rc;
+}
