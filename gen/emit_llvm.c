@@ -236,7 +236,16 @@ static void emit_setup_pointers(emitter *e, text *t) {
     put(t, "  %%off.%d = load i64, ptr %%po.%d\n", o, o);
     put(t, "  %%bp.%d = getelementptr %s, ptr %%p.%d, i64 %%off.%d\n", o, e->scalar, o, o);
   }
-  if (e->p->op == IXJ_OP_FILL) put(t, "  %%value = load %s, ptr %%p.1, align 1\n", e->elem);
+  if (e->p->op != IXJ_OP_FILL) return;
+  if (e->p->vector_elems == 1) {
+    put(t, "  %%value = load %s, ptr %%p.1, align 1\n", e->scalar);
+    return;
+  }
+  /* one element at the value pointer, splat across the vector */
+  put(t, "  %%value.s = load %s, ptr %%p.1, align 1\n", e->scalar);
+  put(t, "  %%value.v = insertelement %s poison, %s %%value.s, i32 0\n", e->elem, e->scalar);
+  put(t, "  %%value = shufflevector %s %%value.v, %s poison, <%d x i32> zeroinitializer\n", e->elem, e->elem,
+      e->p->vector_elems);
 }
 
 static const char *store_tail(const emitter *e) {

@@ -386,6 +386,56 @@ static bool simplify_once(ixj_ixfun *f) {
   return false;
 }
 
+int64_t ixfun_eval(const ixj_ixfun *f, int upto, const int64_t *index) {
+  int64_t shape[IXJ_MAX_RANK], digits[IXJ_MAX_RANK];
+  int64_t x = lmad_index(&f->lmads[0], index);
+  for (int m = 1; m <= upto; m++) {
+    const ixj_lmad *l = &f->lmads[m];
+    lmad_logical_shape(l, shape);
+    for (int k = l->rank - 1; k >= 0; k--) { /* x lies in [0, count(l)) */
+      digits[k] = x % shape[k];
+      x /= shape[k];
+    }
+    x = lmad_index(l, digits);
+  }
+  return x;
+}
+
+/* Exact min and max of LMAD `upto`'s values over every point, by visiting
+ * them; false when there are more than max_points. */
+static bool prefix_range(const ixj_ixfun *f, int upto, int64_t max_points, int64_t *lo, int64_t *hi) {
+  const ixj_lmad *h = &f->lmads[0];
+  int64_t count = lmad_count(h), shape[IXJ_MAX_RANK], idx[IXJ_MAX_RANK] = {0};
+  if (count > max_points) return false;
+  lmad_logical_shape(h, shape);
+  *lo = INT64_MAX;
+  *hi = INT64_MIN;
+  for (int64_t n = 0; n < count; n++) {
+    int64_t x = ixfun_eval(f, upto, idx);
+    if (x < *lo) *lo = x;
+    if (x > *hi) *hi = x;
+    for (int k = h->rank - 1; k >= 0 && ++idx[k] == shape[k]; k--) idx[k] = 0;
+  }
+  return true;
+}
+
+static ixj_status check_chain(const ixj_ixfun *f, ixj_error *err) {
+  int64_t lo, hi;
+  lmad_range(&f->lmads[0], &lo, &hi);
+  for (int k = 0; k + 1 < f->num_lmads; k++) {
+    int64_t n = lmad_count(&f->lmads[k + 1]);
+    /* the propagated enclosure can be loose: then look at every point */
+    if ((lo < 0 || hi >= n) && k > 0 && !prefix_range(f, k, INT64_C(1) << 24, &lo, &hi))
+      return ixj_fail(err, IXJ_ERR_LIMIT, "cannot verify that LMAD %d stays inside LMAD %d (too many points)", k,
+                      k + 1);
+    if (lo < 0 || hi >= n)
+      return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE, "LMAD %d reaches offsets %lld..%lld outside the %lld points of LMAD %d",
+                      k, (long long)lo, (long long)hi, (long long)n, k + 1);
+    lmad_range_over(&f->lmads[k + 1], lo, hi, &lo, &hi);
+  }
+  return IXJ_OK;
+}
+
 ixj_status ixfun_finish(ixj_ixfun *f, bool simplify, ixj_ixfun **out, ixj_error *err) {
   ixj_status st = IXJ_OK;
   int64_t count;
@@ -411,20 +461,10 @@ ixj_status ixfun_finish(ixj_ixfun *f, bool simplify, ixj_ixfun **out, ixj_error 
     st = lmad_validate(&f->lmads[k], err);
     if (st != IXJ_OK) goto fail;
   }
-  /* Each LMAD's offsets index the next one's row-major space (vacuous when
-   * the head has no points: nothing is ever reached). */
+  /* A literal chain (operations build valid ones): every value an LMAD can
+   * reach must index the next one's row-major space. */
   bool empty = lmad_count(&f->lmads[0]) == 0;
-  for (int k = 0; k + 1 < f->num_lmads && !empty; k++) {
-    int64_t lo, hi, n = lmad_count(&f->lmads[k + 1]);
-    if (lmad_count(&f->lmads[k]) == 0) continue;
-    lmad_range(&f->lmads[k], &lo, &hi);
-    if (lo < 0 || hi >= n) {
-      st = ixj_fail(err, IXJ_ERR_OUT_OF_RANGE,
-                    "LMAD %d reaches offsets %lld..%lld outside the %lld points of LMAD %d", k,
-                    (long long)lo, (long long)hi, (long long)n, k + 1);
-      goto fail;
-    }
-  }
+  if (!simplify && !empty && (st = check_chain(f, err)) != IXJ_OK) goto fail;
   if (simplify && empty) f->num_lmads = 1; /* no points: the rest of the chain is unreachable */
   if (simplify)
     while (f->num_lmads > 1 && simplify_once(f)) {

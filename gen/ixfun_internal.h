@@ -43,6 +43,11 @@ bool lmad_equal(const ixj_lmad *a, const ixj_lmad *b);
 bool lmad_is_contiguous(const ixj_lmad *l);
 
 ixj_ixfun *ixfun_alloc(int num_lmads);
+/* The value of LMAD `upto` of the chain at a (valid) logical index. */
+int64_t ixfun_eval(const ixj_ixfun *f, int upto, const int64_t *index);
+/* The exact reachable range: ixj_ixfun_offset_range when that is exact, else
+ * by visiting every point when there are at most max_points (false if more). */
+bool ixfun_exact_range(const ixj_ixfun *f, int64_t max_points, ixj_offset_range *out);
 /* Validates every LMAD and the chain (each LMAD inside the next one's index
  * space); with simplify, merges adjacent LMADs whenever one LMAD can express
  * the pair. Frees f and returns an error on failure. */

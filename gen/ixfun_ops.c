@@ -331,6 +331,8 @@ ixj_status ixj_ixfun_rebase(const ixj_ixfun *f, const ixj_ixfun *nb, ixj_ixfun *
                     "rebase: the base has %lld elements but the new base has %lld",
                     (long long)base_count, (long long)nb_count);
   ixj_offset_range r = ixj_ixfun_offset_range(f);
+  if (!r.empty && (r.min < 0 || r.max >= nb_count)) /* the enclosure may be loose for a chain */
+    ixfun_exact_range(f, INT64_C(1) << 24, &r);
   if (!r.empty && (r.min < 0 || r.max >= nb_count))
     return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE,
                     "rebase: the function reaches offsets %lld..%lld outside the new base's %lld elements",

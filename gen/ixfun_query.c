@@ -29,7 +29,7 @@ ixj_status ixj_ixfun_index(const ixj_ixfun *f, int n, const int64_t *index, int6
                            ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, f && offset && (n <= 0 || index));
   const ixj_lmad *h = &f->lmads[0];
-  int64_t shape[IXJ_MAX_RANK], digits[IXJ_MAX_RANK];
+  int64_t shape[IXJ_MAX_RANK];
   if (n != h->rank)
     return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "index needs %d coordinates, got %d", h->rank, n);
   lmad_logical_shape(h, shape);
@@ -37,16 +37,7 @@ ixj_status ixj_ixfun_index(const ixj_ixfun *f, int n, const int64_t *index, int6
     if (index[k] < 0 || index[k] >= shape[k])
       return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE, "index %lld is out of range for dim %d of extent %lld",
                       (long long)index[k], k, (long long)shape[k]);
-  int64_t x = lmad_index(h, index);
-  for (int m = 1; m < f->num_lmads; m++) {
-    const ixj_lmad *l = &f->lmads[m];
-    lmad_logical_shape(l, shape);
-    for (int k = l->rank - 1; k >= 0; k--) { /* x lies in [0, count(l)) by construction */
-      digits[k] = x % shape[k];
-      x /= shape[k];
-    }
-    x = lmad_index(l, digits);
-  }
+  int64_t x = ixfun_eval(f, f->num_lmads - 1, index);
   *offset = x;
   return IXJ_OK;
 }
@@ -59,6 +50,26 @@ ixj_offset_range ixj_ixfun_offset_range(const ixj_ixfun *f) {
   lmad_range(&f->lmads[0], &r.min, &r.max);
   for (int m = 1; m < f->num_lmads; m++) lmad_range_over(&f->lmads[m], r.min, r.max, &r.min, &r.max);
   return r;
+}
+
+bool ixfun_exact_range(const ixj_ixfun *f, int64_t max_points, ixj_offset_range *out) {
+  *out = ixj_ixfun_offset_range(f);
+  if (out->empty || out->exact) return true;
+  int64_t count = lmad_count(&f->lmads[0]);
+  if (count > max_points) return false;
+  int rank = f->lmads[0].rank;
+  int64_t shape[IXJ_MAX_RANK], idx[IXJ_MAX_RANK] = {0}, off;
+  lmad_logical_shape(&f->lmads[0], shape);
+  out->min = INT64_MAX;
+  out->max = INT64_MIN;
+  for (int64_t n = 0; n < count; n++) {
+    ixj_ixfun_index(f, rank, idx, &off, NULL);
+    if (off < out->min) out->min = off;
+    if (off > out->max) out->max = off;
+    for (int k = rank - 1; k >= 0 && ++idx[k] == shape[k]; k--) idx[k] = 0;
+  }
+  out->exact = true;
+  return true;
 }
 
 /* l(i) == offset + rowmajor(i), ignoring l's permutation when `physical`. */

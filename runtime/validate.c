@@ -58,10 +58,14 @@ static ixj_status check_operand(const ixj_operand *o, size_t elem, const char *w
   *empty = range.empty || shapes_only;
   if (*empty) return IXJ_OK;
   if (!o->data) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: NULL data pointer", what);
+  uint64_t end;
+  bool outside = range.min < 0 || __builtin_mul_overflow((uint64_t)range.max + 1, (uint64_t)elem, &end) ||
+                 end > o->size_bytes;
+  if (outside) /* a chain's enclosure may be loose: look closer (only on this path) */
+    ixfun_exact_range(o->ixfun, INT64_C(1) << 24, &range);
   if (range.min < 0)
     return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE, "%s: the index function reaches offset %lld, before the buffer", what,
                     (long long)range.min);
-  uint64_t end;
   if (__builtin_mul_overflow((uint64_t)range.max + 1, (uint64_t)elem, &end) || end > o->size_bytes)
     return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE,
                     "%s: buffer too small: the index function reaches element %lld (%zu-byte elements) but the "

@@ -32,7 +32,7 @@ static int usage(FILE *to, int status) {
         "                 [--out F] [--value HEX] [--axis K] --elem-size E [--check]\n"
         "       ixjit demo\n"
         "IXFUN is a pipeline such as 'iota 8 6 | permute 1 0 | slice 1:5 ::2' (see docs/syntax.md);\n"
-        "several arguments are joined with spaces.\n",
+        "several arguments are joined with spaces; '-' reads one IXFUN per line from standard input.\n",
         to);
   return status;
 }
@@ -56,10 +56,8 @@ static int parse_args(int argc, char **argv, ixj_ixfun **f) {
   return CLI_OK;
 }
 
-static int cmd_eval(int argc, char **argv) {
-  ixj_ixfun *f;
-  int rc = parse_args(argc, argv, &f);
-  if (rc != CLI_OK) return rc;
+/* "shape: ..." and the offsets line. */
+static void print_points(const ixj_ixfun *f) {
   int rank = ixj_ixfun_rank(f);
   int64_t shape[IXJ_MAX_RANK], idx[IXJ_MAX_RANK] = {0}, count = ixj_ixfun_num_points(f);
   ixj_ixfun_shape(f, shape);
@@ -76,20 +74,60 @@ static int cmd_eval(int argc, char **argv) {
     }
   }
   putchar('\n');
+}
+
+static int print_canonical(const ixj_ixfun *f) {
+  char *s = ixj_ixfun_to_string(f);
+  if (!s) return cli_error(CLI_FAILED, "out of memory");
+  puts(s);
+  free(s);
+  return CLI_OK;
+}
+
+/* `eval -` / `show -`: one IXFUN per line of standard input; a bad line prints
+ * "error: MESSAGE" in place of its result, and the rest go on. */
+static int batch(int (*each)(const ixj_ixfun *)) {
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  while ((n = getline(&line, &cap, stdin)) >= 0) {
+    if (n > 0 && line[n - 1] == '\n') line[n - 1] = '\0';
+    ixj_ixfun *f;
+    ixj_error err;
+    if (ixj_ixfun_parse(line, &f, &err) != IXJ_OK) {
+      printf("error: %s\n", err.message);
+      continue;
+    }
+    each(f);
+    ixj_ixfun_free(f);
+  }
+  free(line);
+  return ferror(stdout) ? cli_error(CLI_FAILED, "cannot write the output") : CLI_OK;
+}
+
+static int eval_one(const ixj_ixfun *f) {
+  print_points(f);
+  return CLI_OK;
+}
+
+static int cmd_eval(int argc, char **argv) {
+  if (argc == 1 && !strcmp(argv[0], "-")) return batch(eval_one);
+  ixj_ixfun *f;
+  int rc = parse_args(argc, argv, &f);
+  if (rc != CLI_OK) return rc;
+  print_points(f);
   ixj_ixfun_free(f);
   return ferror(stdout) ? cli_error(CLI_FAILED, "cannot write the output") : CLI_OK;
 }
 
 static int cmd_show(int argc, char **argv) {
+  if (argc == 1 && !strcmp(argv[0], "-")) return batch(print_canonical);
   ixj_ixfun *f;
   int rc = parse_args(argc, argv, &f);
   if (rc != CLI_OK) return rc;
-  char *s = ixj_ixfun_to_string(f);
+  rc = print_canonical(f);
   ixj_ixfun_free(f);
-  if (!s) return cli_error(CLI_FAILED, "out of memory");
-  puts(s);
-  free(s);
-  return CLI_OK;
+  return rc;
 }
 
 static int parse_u64(const char *s, uint64_t *out) {

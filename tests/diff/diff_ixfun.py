@@ -28,6 +28,25 @@ def parse_eval(out):
     return shape, points
 
 
+def batch(ixjit, command, texts):
+    """`ixjit COMMAND -` over many lines: per text, its output lines or an error."""
+    r = subprocess.run([ixjit, command, "-"], input="".join(t + "\n" for t in texts), capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"ixjit {command} - failed: {r.stderr}")
+    lines, out, k = r.stdout.split("\n"), [], 0
+    for _ in texts:
+        if lines[k].startswith("error: "):
+            out.append(("error", lines[k]))
+            k += 1
+        elif command == "eval":
+            out.append(("ok", parse_eval(lines[k] + "\n" + lines[k + 1])))
+            k += 2
+        else:
+            out.append(("ok", lines[k]))
+            k += 1
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("ixjit")
@@ -37,45 +56,48 @@ def main():
     a = ap.parse_args()
     rng = random.Random(a.seed)
     failures = valid = invalid = multi = empty = 0
-    for case in range(a.cases):
-        text, expect_error = pipeline(rng)
+    cases = [pipeline(rng)[0] for _ in range(a.cases)]
+    round_trips = []
+    results = batch(a.ixjit, "eval", cases)
+    shown = batch(a.ixjit, "show", cases) if a.roundtrip else None
+    for case, text in enumerate(cases):
         try:
             want = evaluate(text)
             model_error = None
         except ModelError as e:
             want, model_error = None, str(e)
-        r = run(a.ixjit, "eval", text)
+        kind, got = results[case]
         if model_error is not None:
             invalid += 1
-            if r.returncode != 2 or not r.stderr.startswith("ixjit: error: "):
+            if kind != "error":
                 failures += 1
-                print(f"FAIL case {case}: model rejects ({model_error}) but ixjit exit {r.returncode}\n  {text}\n  {r.stdout[:200]}")
+                print(f"FAIL case {case}: model rejects ({model_error}) but ixjit accepts\n  {text}")
             continue
         valid += 1
-        if r.returncode != 0:
+        if kind == "error":
             failures += 1
-            print(f"FAIL case {case}: ixjit rejects a valid pipeline: {r.stderr.strip()}\n  {text}")
+            print(f"FAIL case {case}: ixjit rejects a valid pipeline: {got}\n  {text}")
             continue
         empty += not want[1]
-        got = parse_eval(r.stdout)
         if got != want:
             failures += 1
             print(f"FAIL case {case}: mismatch\n  {text}\n  model shape {want[0]} points {want[1][:40]}\n  ixjit shape {got[0]} points {got[1][:40]}")
             continue
         if a.roundtrip:
-            s = run(a.ixjit, "show", text)
-            if s.returncode != 0:
+            skind, stext = shown[case]
+            if skind != "ok":
                 failures += 1
-                print(f"FAIL case {case}: show failed: {s.stderr.strip()}\n  {text}")
+                print(f"FAIL case {case}: show failed: {stext}\n  {text}")
                 continue
-            shown = s.stdout.strip()
-            if shown.count("{offset:") > 1:
-                multi += 1
-            r2 = run(a.ixjit, "eval", shown)
-            s2 = run(a.ixjit, "show", shown)
-            if r2.returncode != 0 or parse_eval(r2.stdout) != want or s2.stdout.strip() != shown:
+            multi += stext.count("{offset:") > 1
+            round_trips.append((case, text, stext, want))
+    if round_trips:  # the printed forms, evaluated and printed again
+        texts = [rt[2] for rt in round_trips]
+        for (case, text, stext, want), (k2, again), (k3, reshown) in zip(
+                round_trips, batch(a.ixjit, "eval", texts), batch(a.ixjit, "show", texts)):
+            if k2 != "ok" or again != want or reshown != stext:
                 failures += 1
-                print(f"FAIL case {case}: round trip\n  {text}\n  {shown}\n  {r2.stderr.strip()}")
+                print(f"FAIL case {case}: round trip\n  {text}\n  {stext}")
     print(f"{valid} valid ({empty} without points) and {invalid} invalid pipelines; "
           f"{multi} shown with several LMADs (round trip checked: {a.roundtrip})")
     print(f"{a.cases - failures} passed, {failures} failed")

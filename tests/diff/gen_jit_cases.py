@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Random copy, fill and cat cases for the JIT differential test
+(tests/unit/test_jit_diff.c), one per line, tab-separated:
+
+    copy <TAB> E <TAB> DST <TAB> SRC
+    fill <TAB> E <TAB> DST
+    cat  <TAB> E <TAB> AXIS <TAB> DST <TAB> SRC1 <TAB> SRC2 ...
+
+Sources come from the random pipelines of the algebra's differential test
+(every stage kind, ranks 1-6, several LMADs); destinations are injective views
+of the same shape (permutations, reversals, rotations, strided embeddings,
+reshapes that push LMADs). Element sizes 1, 2, 4, 8, 16.
+
+usage: gen_jit_cases.py OUT [--copies N] [--fills N] [--cats N] [--large N] [--seed S]
+"""
+import argparse
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ixfun_model import ModelError, evaluate  # noqa: E402
+from random_pipelines import _factorize, pipeline  # noqa: E402
+
+ELEM_SIZES = [1, 2, 4, 8, 16]
+
+
+def _count(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def injective_with_shape(rng, shape):
+    """An IXFUN of exactly this shape that maps distinct points apart."""
+    count = _count(shape)
+    if count == 0:
+        return "iota " + " ".join(map(str, shape))
+    f = _factorize(rng, count, 4)
+    if rng.random() < 0.4:  # a strided embedding in a larger array
+        steps = [rng.choice([1, 1, 2, 3]) for _ in f]
+        starts = [rng.randint(0, 2) for _ in f]
+        outer = [s + (n - 1) * st + 1 + rng.randint(0, 2) for s, n, st in zip(starts, f, steps)]
+        text = "iota " + " ".join(map(str, outer)) + " | slice " + " ".join(
+            f"{s}:+{n}*{st}" for s, n, st in zip(starts, f, steps))
+    else:
+        text = "iota " + " ".join(map(str, f))
+    for _ in range(rng.randint(0, 3)):
+        cur = evaluate(text)[0]
+        c = rng.random()
+        if c < 0.35:
+            perm = list(range(len(cur)))
+            rng.shuffle(perm)
+            text += " | permute " + " ".join(map(str, perm))
+        elif c < 0.55:
+            text += " | rotate " + " ".join(str(rng.randint(-3, 3)) for _ in cur)
+        elif c < 0.75:
+            text += " | slice " + " ".join(rng.choice([":", "::-1"]) for _ in cur)
+        else:
+            text += " | reshape " + " ".join(map(str, _factorize(rng, count, 4)))
+    return text + " | reshape " + " ".join(map(str, shape))
+
+
+def copy_case(rng):
+    while True:
+        src, bad = pipeline(rng, invalid_rate=0)
+        try:
+            shape, _ = evaluate(src)
+        except ModelError:
+            continue
+        return f"copy\t{rng.choice(ELEM_SIZES)}\t{injective_with_shape(rng, shape)}\t{src}"
+
+
+def fill_case(rng):
+    shape = _factorize(rng, rng.randint(1, 3000), 6)
+    return f"fill\t{rng.choice(ELEM_SIZES)}\t{injective_with_shape(rng, shape)}"
+
+
+def cat_case(rng):
+    rank = rng.randint(1, 4)
+    shape = [rng.randint(1, 6) for _ in range(rank)]
+    axis = rng.randrange(rank)
+    parts = []
+    for _ in range(rng.randint(1, 4)):
+        s = list(shape)
+        s[axis] = rng.randint(0, 5)
+        parts.append(s)
+    total = list(shape)
+    total[axis] = sum(p[axis] for p in parts)
+    srcs = [injective_with_shape(rng, s) if rng.random() < 0.5 else
+            injective_with_shape(rng, s) + " | rotate " + " ".join("1" for _ in s) for s in parts]
+    return "\t".join(["cat", str(rng.choice(ELEM_SIZES)), str(axis), injective_with_shape(rng, total)] + srcs)
+
+
+def large_case(rng, k):
+    """Bigger cases, so the thread pool splits rows and tiles mid-way."""
+    n, m = rng.randint(150, 700), rng.randint(150, 700)
+    e = rng.choice(ELEM_SIZES[:4])
+    kind = k % 5
+    if kind == 0:  # transpose: tiled
+        return f"copy\t{e}\tiota {n} {m}\tiota {m} {n} | permute 1 0"
+    if kind == 1:  # contiguous rows inside larger arrays: inner-contiguous, maybe vectors
+        return f"copy\t{e}\tiota {n + 5} {m} | slice 3:{n + 3}\tiota {n + 9} {m} | slice 7:{n + 7}"
+    if kind == 2:  # reversed, strided, rotated
+        return f"copy\t{e}\tiota {n} {m}\tiota {2 * n} {m} | slice ::-2 | rotate 3 -7"
+    if kind == 3:  # a chain on the source
+        return f"copy\t{e}\tiota {n * m}\tiota {n} {m} | permute 1 0 | reshape {n * m}"
+    return f"fill\t{e}\tiota {n} {m + 3} | slice : 1:{m + 1}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--copies", type=int, default=2000)
+    ap.add_argument("--fills", type=int, default=300)
+    ap.add_argument("--cats", type=int, default=300)
+    ap.add_argument("--large", type=int, default=25)
+    ap.add_argument("--seed", type=int, default=29112026)
+    a = ap.parse_args()
+    rng = random.Random(a.seed)
+    lines = [copy_case(rng) for _ in range(a.copies)]
+    lines += [fill_case(rng) for _ in range(a.fills)]
+    lines += [cat_case(rng) for _ in range(a.cats)]
+    lines += [large_case(rng, k) for k in range(a.large)]
+    with open(a.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
