@@ -45,6 +45,29 @@ check magic-missing 2 "" "$ixjit" magic 3
 check unknown-command 2 -- "$ixjit" frobnicate
 check no-command 2 -- "$ixjit"
 check help 0 -- "$ixjit" --help
+# emit and run (the CPU JIT)
+hex() { od -An -tx1 -v "$1" | tr -d ' \n'; }
+tmp=$(mktemp -d)
+check emit-bad-target 2 "" "$ixjit" emit copy --target cuda --dst 'iota 4' --src 'iota 4' --elem-size 4
+check emit-missing-size 2 "" "$ixjit" emit copy --dst 'iota 4' --src 'iota 4'
+check emit-bad-ixfun 2 "" "$ixjit" emit copy --dst 'iota 4 |' --src 'iota 4' --elem-size 4
+check run-fill-no-value 2 "" "$ixjit" run fill --dst 'iota 4' --elem-size 4
+check run-copy-two-src 2 "" "$ixjit" run copy --dst 'iota 4' --src 'iota 4' --src 'iota 4' --elem-size 4
+check run-fill-out 0 -- "$ixjit" run fill --dst 'iota 4' --value 0a0b0c0d --elem-size 4 --out "$tmp/fill.bin" --check
+check run-fill-bytes 0 "0a0b0c0d0a0b0c0d0a0b0c0d0a0b0c0d" hex "$tmp/fill.bin"
+printf '\001\002\003\004\005\006' > "$tmp/src.bin"
+check run-copy-file 0 -- "$ixjit" run copy --dst 'iota 6' --src 'iota 6 | slice ::-1' --src-file "$tmp/src.bin" --elem-size 1 --out "$tmp/rev.bin"
+check run-copy-reversed 0 "060504030201" hex "$tmp/rev.bin"
+check run-too-small 1 -- "$ixjit" run copy --dst 'iota 8' --src 'iota 8' --src-file "$tmp/src.bin" --elem-size 1
+out=$("$ixjit" run copy --dst 'iota 64 48' --src 'iota 48 64 | permute 1 0' --elem-size 8 --check)
+case "$out" in *"cache: miss (compiled in"*"check: ok"*) pass=$((pass + 1)) ;; *) echo "FAIL run-check: $out"; fail=$((fail + 1)) ;; esac
+out=$("$ixjit" run cat --axis 0 --dst 'iota 5 3' --src 'iota 2 3' --src 'iota 3 3 | rotate 1 1' --elem-size 2 --check)
+case "$out" in *"check: ok"*) pass=$((pass + 1)) ;; *) echo "FAIL run-cat: $out"; fail=$((fail + 1)) ;; esac
+ir=$("$ixjit" emit copy --target llvm --dst 'iota 6 5' --src 'iota 5 6 | permute 1 0 | reshape 30 | rotate 7 | reshape 6 5' --elem-size 4)
+case "$ir" in *"define void @ixj_"*) case "$ir" in *udiv*|*urem*|*sdiv*|*srem*) echo "FAIL emit: division in IR"; fail=$((fail + 1)) ;; *) pass=$((pass + 1)) ;; esac ;;
+  *) echo "FAIL emit: no kernel"; fail=$((fail + 1)) ;; esac
+rm -rf "$tmp"
+
 out=$("$ixjit" magic 7 4294967294)
 case "$out" in *form=mul_inc*) pass=$((pass + 1)) ;; *) echo "FAIL magic-inc form: $out"; fail=$((fail + 1)) ;; esac
 rm -f /tmp/ixjit_cli_err.$$
