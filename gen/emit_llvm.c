@@ -267,6 +267,10 @@ static void emit_move(emitter *e, text *t, val dst_off, int src, val src_off) {
   put(t, "  store %s %s, ptr %s, align %d%s\n", e->elem, v.s, da.s, align, store_tail(e));
 }
 
+/* Streaming stores are weakly ordered: fence them before the chunk is
+ * reported done, so any thread that then reads the output sees them. */
+static const char *exit_code(const ixj_plan *p) { return p->nontemporal ? "  fence seq_cst" : ""; }
+
 /* ---- elementwise kernels -------------------------------------------------- */
 
 /* Offset of operand o at the point whose coordinates are `coord` (index
@@ -384,7 +388,8 @@ static ixj_status emit_elementwise(emitter *e, const char *name, const char *sig
     const char *kv[] = {"STRATEGY", plan_strategy_name(p->strategy), "SIGNATURE", signature, "NAME", name,
                         "IT", e->it, "ALLOCAS", allocas.buf ? allocas.buf : "", "SETUP", setup.buf ? setup.buf : "",
                         "INNER_EXTENT", extent, "ROW_SETUP", row.buf ? row.buf : "", "INNER", inner.buf ? inner.buf : "",
-                        "STEP", step, "CARRY", carry.buf ? carry.buf : "", "METADATA", ixj_template_metadata};
+                        "STEP", step, "CARRY", carry.buf ? carry.buf : "", "EXIT", exit_code(p),
+                        "METADATA", ixj_template_metadata};
     st = fill_template(ixj_template_elementwise, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   } else {
     ixj_fail(err, st, "out of memory while emitting IR");
@@ -439,7 +444,7 @@ static ixj_status emit_tiled(emitter *e, const char *name, const char *signature
   if (!(setup.oom || tile.oom || brow.oom || acol.oom)) {
     const char *kv[] = {"TILE", tile_s, "SIGNATURE", signature, "NAME", name, "SETUP", setup.buf ? setup.buf : "",
                         "TILE_SETUP", tile.buf ? tile.buf : "", "BROW", brow.buf ? brow.buf : "",
-                        "ACOL", acol.buf ? acol.buf : "", "METADATA", ixj_template_metadata};
+                        "ACOL", acol.buf ? acol.buf : "", "EXIT", exit_code(p), "METADATA", ixj_template_metadata};
     st = fill_template(ixj_template_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   } else {
     ixj_fail(err, st, "out of memory while emitting IR");

@@ -47,6 +47,7 @@ row.next:
   br label %row
 
 exit:
+@@EXIT@@
   ret void
 }
 

@@ -38,6 +38,7 @@ tile.next:
   br label %tile
 
 exit:
+@@EXIT@@
   ret void
 }
 
