@@ -122,7 +122,8 @@ int main(int argc, char **argv) {
   }
   ixj_context *ctx;
   ixj_error err;
-  if (ixj_context_create(NULL, &ctx, &err) != IXJ_OK) {
+  /* a small "last-level cache", so the large cases take the streaming-store path */
+  if (ixj_context_create(&(ixj_context_options){0, 256 << 10, NULL, NULL}, &ctx, &err) != IXJ_OK) {
     fprintf(stderr, "%s\n", err.message);
     return 2;
   }

@@ -179,6 +179,20 @@ static void test_dlpack(void **state) {
 
 static void test_emit(void **state) {
   (void)state;
+  {
+    ixj_context *small;
+    ixj_ixfun *big = parse_ok("iota 1024 1024"), *rev = parse_ok("iota 1024 1024 | slice ::-1 | rotate 0 3");
+    const ixj_ixfun *one[1] = {rev};
+    char *text = NULL;
+    assert_int_equal(ixj_context_create(&(ixj_context_options){1, 1 << 20, NULL, NULL}, &small, NULL), IXJ_OK);
+    assert_int_equal(ixj_emit_llvm(small, IXJ_OP_COPY, big, 1, one, 0, 4, &text, NULL, NULL), IXJ_OK);
+    assert_non_null(strstr(text, "!nontemporal")); /* 4 MiB > 1 MiB: streaming stores, then a fence */
+    assert_non_null(strstr(text, "fence seq_cst"));
+    free(text);
+    ixj_ixfun_free(big);
+    ixj_ixfun_free(rev);
+    ixj_context_destroy(small);
+  }
   ixj_ixfun *d = parse_ok("iota 6 5"), *s = parse_ok("iota 5 6 | permute 1 0 | reshape 30 | rotate 7 | reshape 6 5");
   char *ir = NULL, *sig = NULL;
   ixj_error err;
