@@ -193,8 +193,8 @@ int main(int argc, char **argv) {
   };
   ixj_context *one, *many;
   ixj_error err;
-  if (ixj_context_create(&(ixj_context_options){1, 0, NULL, NULL}, &one, &err) != IXJ_OK ||
-      ixj_context_create(NULL, &many, &err) != IXJ_OK) {
+  if (ixj_context_create(&(ixj_context_options){.num_threads = 1, .disk_cache = -1}, &one, &err) != IXJ_OK ||
+      ixj_context_create(&(ixj_context_options){.disk_cache = -1}, &many, &err) != IXJ_OK) {
     fprintf(stderr, "%s\n", err.message);
     return 1;
   }

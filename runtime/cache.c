@@ -77,9 +77,10 @@ static ixj_status ready_or_failed(const entry *e, ixj_kernel_fn *fn, ixj_error *
 }
 
 ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn compile, void *arg,
-                     ixj_kernel_fn *fn, bool *hit, double *compile_ms, ixj_error *err) {
+                     ixj_kernel_fn *fn, bool *hit, bool *loaded, double *compile_ms, ixj_error *err) {
   XXH128_hash_t h = XXH3_128bits(signature, strlen(signature));
   *hit = false;
+  *loaded = false;
   *compile_ms = 0;
   pthread_mutex_lock(&c->lock);
   entry *e = find(c, h, signature);
@@ -91,8 +92,9 @@ ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn co
     return st;
   }
   c->stats.misses++;
-  if (e) { /* another thread compiles it: wait */
+  if (e) { /* another thread compiles it: wait; for this caller, a hit */
     while (e->state == COMPILING) pthread_cond_wait(&c->compiled, &c->lock);
+    *hit = true;
     ixj_status st = ready_or_failed(e, fn, err);
     pthread_mutex_unlock(&c->lock);
     return st;
@@ -115,11 +117,12 @@ ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn co
   double t0 = now_ms();
   ixj_kernel_fn compiled = NULL;
   ixj_error cerr = {IXJ_OK, 0, ""};
-  ixj_status st = compile(arg, &compiled, &cerr);
+  ixj_status st = compile(arg, &compiled, loaded, &cerr);
   double dt = now_ms() - t0;
 
   pthread_mutex_lock(&c->lock);
-  c->stats.compiles++;
+  if (*loaded) c->stats.disk_hits++;
+  else c->stats.compiles++;
   c->stats.compile_ms += dt;
   if (st == IXJ_OK) {
     e->state = READY;

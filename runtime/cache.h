@@ -9,16 +9,18 @@
 
 typedef struct kernel_cache kernel_cache;
 
-/* Compiles the kernel of a signature (called at most once per signature). */
-typedef ixj_status (*cache_compile_fn)(void *arg, ixj_kernel_fn *fn, ixj_error *err);
+/* Loads or compiles the kernel of a signature (called at most once per
+ * signature); *loaded tells a disk hit from a compile. */
+typedef ixj_status (*cache_compile_fn)(void *arg, ixj_kernel_fn *fn, bool *loaded, ixj_error *err);
 
 ixj_status cache_create(kernel_cache **out, ixj_error *err);
 void cache_destroy(kernel_cache *c);
 /* The kernel of `signature`: found, or compiled by `compile` exactly once even
- * when many threads ask at the same moment (the others wait for it). A failed
- * compile is remembered and reported to every later caller. */
+ * when many threads ask at the same moment (the others wait for it, and get
+ * *hit = true: they compiled nothing). A failed compile is remembered and
+ * reported to every later caller. */
 ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn compile, void *arg,
-                     ixj_kernel_fn *fn, bool *hit, double *compile_ms, ixj_error *err);
+                     ixj_kernel_fn *fn, bool *hit, bool *loaded, double *compile_ms, ixj_error *err);
 void cache_stats(kernel_cache *c, ixj_cache_stats *out);
 
 #endif

@@ -1,8 +1,10 @@
 /* The context: options, thread pool, kernel cache, JIT. */
 #include "context_internal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -30,6 +32,44 @@ static size_t detect_last_level_cache(void) {
   return (size_t)32 << 20;
 }
 
+static uint64_t env_u64(const char *name) {
+  const char *v = getenv(name);
+  char *end;
+  if (!v || !*v) return 0;
+  unsigned long long n = strtoull(v, &end, 10);
+  return *end ? 0 : (uint64_t)n;
+}
+
+/* The disk tier: on unless turned off; a directory that cannot be used turns
+ * it off with one warning, never an error. */
+static void open_disk_cache(ixj_context *c) {
+  const char *env = getenv("IXJIT_CACHE");
+  bool on = c->opts.disk_cache > 0 || (c->opts.disk_cache == 0 && !(env && !strcmp(env, "off")));
+  char dir[4096];
+  if (!on) return;
+  if (c->opts.cache_dir) snprintf(dir, sizeof dir, "%s", c->opts.cache_dir);
+  else if (!ixj_cache_default_dir(dir, sizeof dir)) {
+    ctx_log(c, IXJ_LOG_WARNING, "no cache directory can be named (no HOME): the disk cache is off");
+    return;
+  }
+  uint64_t max = c->opts.cache_max_bytes ? c->opts.cache_max_bytes : env_u64("IXJIT_CACHE_MAX_BYTES");
+  ixj_error err;
+  if (disk_cache_open(dir, max, &c->disk, &err) != IXJ_OK)
+    ctx_log(c, IXJ_LOG_WARNING, "%s: the disk cache is off", err.message);
+}
+
+static void open_record(ixj_context *c) {
+  const char *path = c->opts.record_path ? c->opts.record_path : getenv("IXJIT_RECORD");
+  c->record_fd = -1;
+  if (!path || !*path) return;
+  c->record_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (c->record_fd < 0) ctx_log(c, IXJ_LOG_WARNING, "cannot record signatures to %s", path);
+}
+
+void ctx_warn_disk_once(ixj_context *ctx, const char *message) {
+  if (!atomic_exchange(&ctx->disk_warned, true)) ctx_log(ctx, IXJ_LOG_WARNING, "%s", message);
+}
+
 ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, out);
   *out = NULL;
@@ -37,9 +77,13 @@ ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out
     return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "num_threads %d is outside 0..1024", opts->num_threads);
   ixj_context *c = calloc(1, sizeof *c);
   if (!c) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  c->record_fd = -1;
   if (opts) c->opts = *opts;
   c->threads = c->opts.num_threads ? c->opts.num_threads : default_threads();
   c->last_level_cache = c->opts.last_level_cache ? c->opts.last_level_cache : detect_last_level_cache();
+  atomic_init(&c->disk_warned, false);
+  open_disk_cache(c);
+  open_record(c);
   ixj_status st;
   if ((st = pool_create(c->threads, &c->pool, err)) != IXJ_OK || (st = cache_create(&c->cache, err)) != IXJ_OK ||
       (st = jit_llvm_create(&c->jit, err)) != IXJ_OK) {
@@ -55,12 +99,15 @@ void ixj_context_destroy(ixj_context *c) {
   pool_destroy(c->pool);
   cache_destroy(c->cache);
   jit_llvm_destroy(c->jit);
+  disk_cache_close(c->disk);
+  if (c->record_fd >= 0) close(c->record_fd);
   free(c);
 }
 
 void ixj_context_cache_stats(ixj_context *c, ixj_cache_stats *out) { cache_stats(c->cache, out); }
 int ixj_context_num_threads(const ixj_context *c) { return c->threads; }
 const char *ixj_context_target(const ixj_context *c) { return jit_llvm_target(c->jit); }
+const char *ixj_context_cache_dir(const ixj_context *c) { return c->disk ? disk_cache_dir(c->disk) : NULL; }
 
 void ctx_log(const ixj_context *ctx, ixj_log_level level, const char *fmt, ...) {
   if (!ctx->opts.log) return;

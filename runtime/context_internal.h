@@ -4,7 +4,10 @@
 
 #include <stdarg.h>
 
+#include <stdatomic.h>
+
 #include "cache.h"
+#include "disk_cache.h"
 #include "ixjit/context.h"
 #include "jit_llvm.h"
 #include "pool.h"
@@ -16,7 +19,13 @@ struct ixj_context {
   thread_pool *pool;
   kernel_cache *cache;
   jit_llvm *jit;
+  disk_cache *disk;          /* NULL: off or unusable */
+  atomic_bool disk_warned;   /* one warning for a cache we cannot write */
+  int record_fd;             /* -1: not recording */
 };
+
+/* Logs `message` as a warning once per context. */
+void ctx_warn_disk_once(ixj_context *ctx, const char *message);
 
 void ctx_log(const ixj_context *ctx, ixj_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)

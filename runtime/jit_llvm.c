@@ -28,6 +28,7 @@ struct jit_llvm {
   pthread_mutex_t link_lock;
   char *triple, *cpu, *features;
   char target[160];
+  char toolchain[32];
 };
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -55,6 +56,9 @@ ixj_status jit_llvm_create(jit_llvm **out, ixj_error *err) {
   j->features = LLVMGetHostCPUFeatures();
   snprintf(j->target, sizeof j->target, "cpu:%s:%016llx", j->cpu,
            (unsigned long long)XXH3_64bits(j->features, strlen(j->features)));
+  unsigned major, minor, patch;
+  LLVMGetVersion(&major, &minor, &patch);
+  snprintf(j->toolchain, sizeof j->toolchain, "LLVM %u.%u.%u", major, minor, patch);
   LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
   LLVMErrorRef e = LLVMOrcCreateLLJIT(&j->lljit, builder);
   if (e) {
@@ -78,6 +82,7 @@ void jit_llvm_destroy(jit_llvm *j) {
 }
 
 const char *jit_llvm_target(const jit_llvm *j) { return j->target; }
+const char *jit_llvm_toolchain(const jit_llvm *j) { return j->toolchain; }
 
 /* IR text -> optimized object code, entirely on the calling thread. */
 static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRef *obj, ixj_error *err) {
@@ -131,10 +136,20 @@ done:
   return st;
 }
 
-ixj_status jit_llvm_compile(jit_llvm *j, const char *ir, const char *name, ixj_kernel_fn *fn, ixj_error *err) {
+ixj_status jit_llvm_object(jit_llvm *j, const char *ir, void **object, size_t *size, ixj_error *err) {
   LLVMMemoryBufferRef obj = NULL;
   ixj_status st = compile_object(j, ir, &obj, err);
   if (st != IXJ_OK) return st;
+  *size = LLVMGetBufferSize(obj);
+  *object = malloc(*size ? *size : 1);
+  if (*object) memcpy(*object, LLVMGetBufferStart(obj), *size);
+  LLVMDisposeMemoryBuffer(obj);
+  return *object ? IXJ_OK : ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+}
+
+ixj_status jit_llvm_link(jit_llvm *j, const void *object, size_t size, const char *name, ixj_kernel_fn *fn,
+                         ixj_error *err) {
+  LLVMMemoryBufferRef obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(object, size, name);
   pthread_mutex_lock(&j->link_lock);
   LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(j->lljit);
   LLVMErrorRef e = LLVMOrcLLJITAddObjectFile(j->lljit, dylib, obj); /* takes the buffer */

@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <xxhash.h>
 
 #include "context_internal.h"
+#include "ixjit/ixjit.h"
 #include "error.h"
 #include "plan.h"
 #include "validate.h"
@@ -25,16 +27,18 @@ static void kernel_name(const char *signature, char name[48]) {
   snprintf(name, 48, "ixj_%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
 }
 
-static ixj_status make_plan(ixj_context *ctx, const op_call *c, ixj_plan *plan, ixj_error *err) {
+/* Planning needs the pointers only for their alignment: without buffers
+ * (emission, warming) NULL means aligned and 1 means not. */
+static ixj_status make_plan(ixj_context *ctx, const op_call *c, const void *unaligned, ixj_plan *plan, ixj_error *err) {
   const ixj_ixfun *srcs[IXJ_MAX_CAT_INPUTS];
   const void *ptrs[1 + IXJ_MAX_CAT_INPUTS];
   int n = c->op == IXJ_OP_FILL ? 0 : c->num_srcs;
-  ptrs[0] = c->shapes_only ? NULL : c->dst->data;
+  ptrs[0] = c->shapes_only ? unaligned : c->dst->data;
   for (int s = 0; s < n; s++) {
     srcs[s] = c->srcs[s].ixfun;
-    ptrs[1 + s] = c->shapes_only ? NULL : c->srcs[s].data;
+    ptrs[1 + s] = c->shapes_only ? unaligned : c->srcs[s].data;
   }
-  if (c->op == IXJ_OP_FILL) ptrs[1] = c->value;
+  if (c->op == IXJ_OP_FILL) ptrs[1] = c->shapes_only ? unaligned : c->value;
   plan_request req = {c->op, c->elem_size, c->dst->ixfun, n, srcs, c->axis, ptrs, ctx->last_level_cache};
   return plan_build(&req, plan, err);
 }
@@ -50,16 +54,82 @@ static char *signature_of(ixj_context *ctx, const ixj_plan *plan) {
 
 typedef struct compile_job {
   ixj_context *ctx;
+  const op_call *call;
   const ixj_plan *plan;
   const char *name, *signature;
+  bool record; /* append the call to the record file */
 } compile_job;
 
-static ixj_status compile_kernel(void *arg, ixj_kernel_fn *fn, ixj_error *err) {
+#define GENERATOR_VERSION "ixjit " IXJIT_VERSION_STRING " (kernel format 1)"
+
+/* The disk key covers every input of the compile, never its output. */
+static char *disk_key(const compile_job *j) {
+  const char *fmt = "ixjit-cache-key\nformat=%u\ngenerator=%s\nbackend=llvm-object\ntoolchain=%s\nsignature=%s\n";
+  const char *tc = jit_llvm_toolchain(j->ctx->jit);
+  int n = snprintf(NULL, 0, fmt, DISK_FORMAT_VERSION, GENERATOR_VERSION, tc, j->signature);
+  char *key = n > 0 ? malloc((size_t)n + 1) : NULL;
+  if (key) snprintf(key, (size_t)n + 1, fmt, DISK_FORMAT_VERSION, GENERATOR_VERSION, tc, j->signature);
+  return key;
+}
+
+/* One line per newly compiled signature, in the format `ixjit warm` reads:
+ * op TAB elem TAB aligned [TAB axis] TAB dst TAB src... ; one write(), so
+ * lines from several processes never interleave. */
+static void record_call(const compile_job *j) {
+  const op_call *c = j->call;
+  char *parts[2 + IXJ_MAX_CAT_INPUTS] = {NULL};
+  int n = 0;
+  size_t len = 64;
+  parts[n++] = ixj_ixfun_to_string(c->dst->ixfun);
+  for (int k = 0; k < (c->op == IXJ_OP_FILL ? 0 : c->num_srcs); k++) parts[n++] = ixj_ixfun_to_string(c->srcs[k].ixfun);
+  for (int k = 0; k < n; k++) len += parts[k] ? strlen(parts[k]) + 1 : 0;
+  char *line = malloc(len);
+  if (line) {
+    int at = snprintf(line, len, "%s\t%zu\t%d", c->op == IXJ_OP_COPY ? "copy" : c->op == IXJ_OP_FILL ? "fill" : "cat",
+                      c->elem_size, j->plan->vector_elems > 1);
+    if (c->op == IXJ_OP_CAT) at += snprintf(line + at, len - (size_t)at, "\t%d", c->axis);
+    bool ok = true;
+    for (int k = 0; k < n; k++) {
+      ok = ok && parts[k];
+      if (parts[k]) at += snprintf(line + at, len - (size_t)at, "\t%s", parts[k]);
+    }
+    at += snprintf(line + at, len - (size_t)at, "\n");
+    if (ok && write(j->ctx->record_fd, line, (size_t)at) != at)
+      ctx_log(j->ctx, IXJ_LOG_WARNING, "cannot append to the record file");
+  }
+  free(line);
+  for (int k = 0; k < n; k++) free(parts[k]);
+}
+
+/* Memory missed: the disk, then a compile (written back to the disk). */
+static ixj_status compile_kernel(void *arg, ixj_kernel_fn *fn, bool *loaded, ixj_error *err) {
   compile_job *j = arg;
-  char *ir = NULL;
-  ixj_status st = emit_llvm(j->plan, j->name, j->signature, &ir, err);
-  if (st == IXJ_OK) st = jit_llvm_compile(j->ctx->jit, ir, j->name, fn, err);
+  ixj_context *ctx = j->ctx;
+  char *key = ctx->disk ? disk_key(j) : NULL, *ir = NULL;
+  void *object = NULL;
+  size_t size = 0;
+  ixj_status st = IXJ_ERR_NO_MEMORY;
+  if (key && disk_cache_load(ctx->disk, key, &object, &size)) {
+    st = jit_llvm_link(ctx->jit, object, size, j->name, fn, err);
+    *loaded = st == IXJ_OK;
+    free(object);
+    object = NULL;
+  }
+  if (!*loaded) {
+    st = emit_llvm(j->plan, j->name, j->signature, &ir, err);
+    if (st == IXJ_OK) st = jit_llvm_object(ctx->jit, ir, &object, &size, err);
+    if (st == IXJ_OK && key) {
+      ixj_error werr;
+      if (disk_cache_store(ctx->disk, key, object, size, &werr) != IXJ_OK)
+        ctx_warn_disk_once(ctx, werr.message); /* compiling without writing */
+    }
+    if (st == IXJ_OK) st = jit_llvm_link(ctx->jit, object, size, j->name, fn, err);
+  }
+  /* record what the disk cache lacked: what an offline job should warm */
+  if (st == IXJ_OK && !*loaded && j->record && ctx->record_fd >= 0) record_call(j);
+  free(object);
   free(ir);
+  free(key);
   return st;
 }
 
@@ -84,10 +154,10 @@ static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
 
 static ixj_status run_op(ixj_context *ctx, const op_call *c, ixj_call_info *info, ixj_error *err) {
   ixj_plan *plan = malloc(sizeof *plan);
-  ixj_call_info local = {false, 0, 0, "empty"};
+  ixj_call_info local = {false, false, 0, 0, "empty"};
   if (!plan) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   ixj_status st = op_validate(c, err);
-  if (st == IXJ_OK) st = make_plan(ctx, c, plan, err);
+  if (st == IXJ_OK) st = make_plan(ctx, c, NULL, plan, err);
   if (st != IXJ_OK || plan->strategy == PLAN_EMPTY) goto done;
   local.strategy = plan_strategy_name(plan->strategy);
 
@@ -113,10 +183,12 @@ static ixj_status run_op(ixj_context *ctx, const op_call *c, ixj_call_info *info
   }
   char name[48];
   kernel_name(signature, name);
-  compile_job job = {ctx, plan, name, signature};
-  st = cache_get(ctx->cache, signature, compile_kernel, &job, &l.fn, &local.cache_hit, &local.compile_ms, err);
+  compile_job job = {ctx, c, plan, name, signature, true};
+  st = cache_get(ctx->cache, signature, compile_kernel, &job, &l.fn, &local.cache_hit, &local.disk_hit,
+                 &local.compile_ms, err);
   if (st == IXJ_OK && !local.cache_hit)
-    ctx_log(ctx, IXJ_LOG_DEBUG, "compiled %s (%s) in %.2f ms", name, local.strategy, local.compile_ms);
+    ctx_log(ctx, IXJ_LOG_DEBUG, "%s %s (%s) in %.2f ms", local.disk_hit ? "loaded" : "compiled", name, local.strategy,
+            local.compile_ms);
   free(signature);
   if (st != IXJ_OK) goto done;
   double t0 = now_ms();
@@ -165,7 +237,7 @@ ixj_status ixj_emit_llvm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst,
   if (st != IXJ_OK) return st;
   ixj_plan *plan = malloc(sizeof *plan);
   if (!plan) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
-  st = make_plan(ctx, &c, plan, err);
+  st = make_plan(ctx, &c, NULL, plan, err);
   char *sig = st == IXJ_OK ? signature_of(ctx, plan) : NULL;
   if (st == IXJ_OK && !sig) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   if (st == IXJ_OK) {
@@ -185,6 +257,55 @@ ixj_status ixj_emit_llvm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst,
   }
   if (st == IXJ_OK && signature) *signature = sig;
   else free(sig);
+  free(plan);
+  return st;
+}
+
+ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+                    const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
+                    ixj_warm_outcome *outcome, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && dst && outcome && (srcs || num_srcs == 0));
+  if (!ctx->disk) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
+  if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
+    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
+  ixj_operand d = {NULL, 0, dst}, s[IXJ_MAX_CAT_INPUTS];
+  for (int k = 0; k < num_srcs; k++) s[k] = (ixj_operand){NULL, 0, srcs[k]};
+  op_call c = {op, elem_size, &d, num_srcs, s, NULL, axis, true};
+  ixj_status st = op_validate(&c, err);
+  if (st != IXJ_OK) return st;
+  ixj_plan *plan = malloc(sizeof *plan);
+  if (!plan) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  st = make_plan(ctx, &c, aligned ? NULL : (const void *)1, plan, err);
+  *outcome = IXJ_WARM_NO_KERNEL;
+  if (st == IXJ_OK && plan->strategy != PLAN_EMPTY && plan->strategy != PLAN_MEMCPY) {
+    char *sig = signature_of(ctx, plan);
+    if (!sig) {
+      st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    } else {
+      char name[48], file[48];
+      kernel_name(sig, name);
+      compile_job job = {ctx, &c, plan, name, sig, false};
+      ixj_kernel_fn fn;
+      bool hit, loaded;
+      double ms;
+      st = cache_get(ctx->cache, sig, compile_kernel, &job, &fn, &hit, &loaded, &ms, err);
+      char *key = st == IXJ_OK ? disk_key(&job) : NULL;
+      if (st == IXJ_OK && !key) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+      if (st == IXJ_OK) {
+        /* warm means "on disk afterwards" */
+        char path[4200];
+        disk_cache_file_name(key, file);
+        snprintf(path, sizeof path, "%s/%s", disk_cache_dir(ctx->disk), file);
+        if (access(path, R_OK) != 0)
+          st = ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "compiled, but the cache directory %s cannot be written",
+                        disk_cache_dir(ctx->disk));
+        else
+          *outcome = hit || loaded ? IXJ_WARM_PRESENT : IXJ_WARM_COMPILED;
+      }
+      free(key);
+      free(sig);
+    }
+  }
   free(plan);
   return st;
 }

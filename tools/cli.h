@@ -17,5 +17,7 @@ int cli_error(int status, const char *fmt, ...)
 int cmd_demo(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_warm(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 
 #endif

@@ -30,6 +30,8 @@ static int usage(FILE *to, int status) {
         "       ixjit emit copy|fill|cat --target llvm --dst IXFUN [--src IXFUN]... [--axis K] --elem-size E\n"
         "       ixjit run copy|fill|cat --dst IXFUN [--src IXFUN]... [--src-file F]... [--dst-file F]\n"
         "                 [--out F] [--value HEX] [--axis K] --elem-size E [--check]\n"
+        "       ixjit warm [--cache DIR] [--target cpu] [-j N] FILE...\n"
+        "       ixjit cache stats|ls|verify|prune|clear [--cache DIR]\n"
         "       ixjit demo\n"
         "IXFUN is a pipeline such as 'iota 8 6 | permute 1 0 | slice 1:5 ::2' (see docs/syntax.md);\n"
         "several arguments are joined with spaces; '-' reads one IXFUN per line from standard input.\n",
@@ -179,6 +181,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
   if (!strcmp(cmd, "emit")) return cmd_emit(argc - 2, argv + 2);
   if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+  if (!strcmp(cmd, "warm")) return cmd_warm(argc - 2, argv + 2);
+  if (!strcmp(cmd, "cache")) return cmd_cache(argc - 2, argv + 2);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) return usage(stdout, CLI_OK);
   if (!strcmp(cmd, "--version")) {
     puts("ixjit " IXJIT_VERSION_STRING);

@@ -97,7 +97,7 @@ int cmd_emit(int argc, char **argv) {
   if (rc == CLI_OK && strcmp(a.target, "llvm"))
     rc = cli_error(CLI_USAGE, "--target %s is not available (llvm only in this version)", a.target);
   if (rc == CLI_OK) rc = parse_ixfuns(&a, &dst, srcs);
-  if (rc == CLI_OK && ixj_context_create(&(ixj_context_options){1, 0, NULL, NULL}, &ctx, &err) != IXJ_OK)
+  if (rc == CLI_OK && ixj_context_create(&(ixj_context_options){.num_threads = 1, .disk_cache = -1}, &ctx, &err) != IXJ_OK)
     rc = cli_error(CLI_FAILED, "%s", err.message);
   if (rc == CLI_OK) {
     ixj_status st = ixj_emit_llvm(ctx, a.op, dst, a.num_src_text, (const ixj_ixfun *const *)srcs, a.axis, a.elem_size,
@@ -208,6 +208,7 @@ int cmd_run(int argc, char **argv) {
       double bytes = (double)ixj_ixfun_num_points(dst) * (double)a.elem_size * (a.op == IXJ_OP_FILL ? 1 : 2);
       printf("strategy: %s\n", info.strategy);
       if (info.cache_hit) printf("cache: hit (memory)\n");
+      else if (info.disk_hit) printf("cache: hit (disk, loaded in %.2f ms)\n", info.compile_ms);
       else printf("cache: miss (compiled in %.2f ms)\n", info.compile_ms);
       printf("kernel: %.3f ms, %.2f GB/s (bytes read + written)\n", info.run_ms,
              info.run_ms > 0 ? bytes / (info.run_ms * 1e6) : 0.0);

@@ -25,14 +25,20 @@ typedef struct ixj_context_options {
   size_t last_level_cache;    /* bytes; 0: detect. Outputs larger than this get streaming stores */
   ixj_log_fn log;             /* NULL: no logging */
   void *log_user;
+  /* The disk cache (see ixjit/cache.h). */
+  int disk_cache;             /* 0: on unless IXJIT_CACHE=off; 1: on; -1: off */
+  const char *cache_dir;      /* NULL: IXJIT_CACHE_DIR, else $XDG_CACHE_HOME/ixjit, else ~/.cache/ixjit */
+  uint64_t cache_max_bytes;   /* 0: IXJIT_CACHE_MAX_BYTES, else 1 GiB; least recently used entries go */
+  const char *record_path;    /* NULL: IXJIT_RECORD; one line per compiled signature (ixjit warm reads it) */
 } ixj_context_options;
 
 typedef struct ixj_cache_stats {
-  uint64_t hits;        /* lookups that found a compiled kernel */
-  uint64_t misses;      /* lookups that compiled (or waited for another thread's compile) */
+  uint64_t hits;        /* lookups that found the kernel in memory */
+  uint64_t misses;      /* lookups that loaded, compiled, or waited for another thread doing so */
+  uint64_t disk_hits;   /* kernels loaded from the disk cache */
   uint64_t compiles;    /* kernels compiled */
   uint64_t failures;    /* compiles that failed */
-  double compile_ms;    /* total time spent compiling */
+  double compile_ms;    /* total time spent compiling (or loading from disk) */
   uint64_t entries;     /* kernels in the cache */
 } ixj_cache_stats;
 
@@ -43,6 +49,8 @@ void ixj_context_cache_stats(ixj_context *ctx, ixj_cache_stats *out);
 int ixj_context_num_threads(const ixj_context *ctx);
 /* The CPU the kernels are compiled for: "cpu:NAME:FEATURES-HASH". */
 const char *ixj_context_target(const ixj_context *ctx);
+/* The disk cache directory in use, or NULL when the disk cache is off. */
+const char *ixj_context_cache_dir(const ixj_context *ctx);
 
 #ifdef __cplusplus
 }

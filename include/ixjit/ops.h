@@ -32,8 +32,9 @@ typedef struct ixj_operand {
 
 /* What a call did (optional out-parameter). */
 typedef struct ixj_call_info {
-  bool cache_hit;      /* the kernel was already compiled */
-  double compile_ms;   /* time spent compiling (0 on a hit) */
+  bool cache_hit;      /* the kernel was in memory (or another thread had just made it) */
+  bool disk_hit;       /* the kernel was loaded from the disk cache */
+  double compile_ms;   /* time spent compiling or loading (0 on a memory hit) */
   double run_ms;       /* kernel time */
   const char *strategy; /* "memcpy", "inner_contiguous", "tiled", "general", "empty" */
 } ixj_call_info;
@@ -64,6 +65,18 @@ ixj_status ixj_reference_cat(const ixj_operand *dst, int axis, int num_srcs, con
 ixj_status ixj_emit_llvm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
                          const ixj_ixfun *const *srcs, int axis, size_t elem_size, char **ir, char **signature,
                          ixj_error *err);
+
+/* Compiles an operation's kernel into the cache (memory, then disk) without
+ * running it: what `ixjit warm` does. `aligned` says whether the operands'
+ * memory will be 32-byte aligned (it selects the vector width). */
+typedef enum ixj_warm_outcome {
+  IXJ_WARM_PRESENT,  /* already in memory or on disk */
+  IXJ_WARM_COMPILED, /* compiled and written to disk */
+  IXJ_WARM_NO_KERNEL /* the plan needs no kernel (memcpy, empty) */
+} ixj_warm_outcome;
+ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+                    const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
+                    ixj_warm_outcome *outcome, ixj_error *err);
 
 #ifdef __cplusplus
 }

@@ -49,7 +49,7 @@ static ixj_context *ctx;
 static void fuzz_emit(const ixj_ixfun *f, int rank, const int64_t *shape) {
   ixj_ixfun *dst = NULL;
   char *ir = NULL;
-  if (!ctx && ixj_context_create(&(ixj_context_options){1, 0, NULL, NULL}, &ctx, NULL) != IXJ_OK) abort();
+  if (!ctx && ixj_context_create(&(ixj_context_options){.num_threads = 1, .disk_cache = -1}, &ctx, NULL) != IXJ_OK) abort();
   if (ixj_ixfun_iota(rank, shape, 0, &dst, NULL) != IXJ_OK) return;
   if (ixj_emit_llvm(ctx, IXJ_OP_COPY, dst, 1, &f, 0, 4, &ir, NULL, NULL) == IXJ_OK)
     CHECK(!strstr(ir, " udiv ") && !strstr(ir, " urem ") && !strstr(ir, " sdiv ") && !strstr(ir, " srem "));

@@ -58,7 +58,7 @@ static void *worker(void *arg) {
 static void test_many_threads(void **state) {
   (void)state;
   ixj_error err;
-  assert_int_equal(ixj_context_create(&(ixj_context_options){2, 0, NULL, NULL}, &ctx, &err), IXJ_OK);
+  assert_int_equal(ixj_context_create(&(ixj_context_options){.num_threads = 2, .disk_cache = -1}, &ctx, &err), IXJ_OK);
   for (int k = 0; k < SIGNATURES; k++) make_case(k, &cases[k]);
   pthread_t th[THREADS];
   for (intptr_t t = 0; t < THREADS; t++) assert_int_equal(pthread_create(&th[t], NULL, worker, (void *)t), 0);

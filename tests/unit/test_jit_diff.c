@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
   ixj_context *ctx;
   ixj_error err;
   /* a small "last-level cache", so the large cases take the streaming-store path */
-  if (ixj_context_create(&(ixj_context_options){0, 256 << 10, NULL, NULL}, &ctx, &err) != IXJ_OK) {
+  if (ixj_context_create(&(ixj_context_options){.last_level_cache = 256 << 10, .disk_cache = -1}, &ctx, &err) != IXJ_OK) {
     fprintf(stderr, "%s\n", err.message);
     return 2;
   }

@@ -10,7 +10,7 @@ static ixj_context *ctx;
 
 static int setup(void **state) {
   (void)state;
-  return ixj_context_create(&(ixj_context_options){2, 0, NULL, NULL}, &ctx, NULL) == IXJ_OK ? 0 : -1;
+  return ixj_context_create(&(ixj_context_options){.num_threads = 2, .disk_cache = -1}, &ctx, NULL) == IXJ_OK ? 0 : -1;
 }
 
 static int teardown(void **state) {
@@ -184,7 +184,7 @@ static void test_emit(void **state) {
     ixj_ixfun *big = parse_ok("iota 1024 1024"), *rev = parse_ok("iota 1024 1024 | slice ::-1 | rotate 0 3");
     const ixj_ixfun *one[1] = {rev};
     char *text = NULL;
-    assert_int_equal(ixj_context_create(&(ixj_context_options){1, 1 << 20, NULL, NULL}, &small, NULL), IXJ_OK);
+    assert_int_equal(ixj_context_create(&(ixj_context_options){.num_threads = 1, .last_level_cache = 1 << 20, .disk_cache = -1}, &small, NULL), IXJ_OK);
     assert_int_equal(ixj_emit_llvm(small, IXJ_OP_COPY, big, 1, one, 0, 4, &text, NULL, NULL), IXJ_OK);
     assert_non_null(strstr(text, "!nontemporal")); /* 4 MiB > 1 MiB: streaming stores, then a fence */
     assert_non_null(strstr(text, "fence seq_cst"));

@@ -1,0 +1,50 @@
+/* ixjit — the on-disk kernel cache directory.
+ *
+ * One self-checking file per compiled kernel (`<hash>.ixk`): a header with a
+ * magic, the format version, the key echoed (format and generator versions,
+ * backend, toolchain, the full signature with its target), the payload length
+ * and an XXH3 checksum; then the payload (object code). Files are written to a
+ * temporary name in the same directory, fsynced and renamed, so readers never
+ * see a partial entry; anything odd on read is a miss. These calls inspect and
+ * maintain a directory; contexts use it through their options. */
+#ifndef IXJIT_CACHE_H
+#define IXJIT_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ixjit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IXJ_CACHE_DEFAULT_MAX_BYTES ((uint64_t)1 << 30)
+
+/* The directory a context uses by default: $IXJIT_CACHE_DIR, else
+ * $XDG_CACHE_HOME/ixjit, else ~/.cache/ixjit. False when none can be named. */
+bool ixj_cache_default_dir(char *buf, size_t size);
+
+typedef struct ixj_cache_entry {
+  const char *file;      /* name inside the directory */
+  uint64_t size;         /* bytes on disk */
+  int64_t mtime;         /* last use (seconds since the epoch) */
+  bool valid;            /* header, key and checksum all right */
+  const char *problem;   /* why not, when invalid */
+  const char *key;       /* the echoed key (valid entries) */
+} ixj_cache_entry;
+
+typedef void (*ixj_cache_visit)(void *user, const ixj_cache_entry *entry);
+/* Visits every entry (every *.ixk file), checking each fully. */
+ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ixj_error *err);
+/* Removes invalid entries and stale temporary files, then the least recently
+ * used entries until the total is at most max_bytes. */
+ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *removed, ixj_error *err);
+/* Removes every entry and temporary file. */
+ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
