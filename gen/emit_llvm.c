@@ -220,7 +220,7 @@ static val emit_chain(emitter *e, text *t, const plan_operand *o, val x) {
     lmad_logical_dims(l, d);
     for (int k = 0; k < l->rank; k++) shape[k] = d[k].extent;
     emit_unflatten(e, t, l->rank, shape, (uint64_t)lmad_count(l) - 1, to_it(e, t, x), digits);
-    val acc = constant(l->offset);
+    val acc = constant(plan_tail_offset(o, m));
     for (int k = 0; k < l->rank; k++)
       acc = emit_term(e, t, acc, true, emit_rotate(e, t, digits[k], d[k].rotate, d[k].extent), d[k].stride);
     x = acc;

@@ -34,14 +34,13 @@ static void load_operand(const ixj_ixfun *f, plan_operand *o) {
     o->rotate[k] = h->rotate[h->perm[k]];
   }
   o->num_tail = f->num_lmads - 1;
-  for (int m = 1; m < f->num_lmads; m++) o->tail[m - 1] = f->lmads[m];
+  o->tail = f->lmads + 1;
   if (o->num_tail == 0) {
     o->head_offset = 0;
     o->runtime_offset = h->offset;
   } else {
     o->head_offset = h->offset;
     o->runtime_offset = o->tail[o->num_tail - 1].offset;
-    o->tail[o->num_tail - 1].offset = 0;
   }
 }
 
@@ -260,7 +259,7 @@ size_t plan_signature(const ixj_plan *p, const char *target, char *buf, size_t s
       const ixj_lmad *l = &x->tail[m];
       int64_t perm[IXJ_MAX_RANK];
       for (int k = 0; k < l->rank; k++) perm[k] = l->perm[k];
-      sig_put(&b, " lmad{offset=%lld", (long long)l->offset);
+      sig_put(&b, " lmad{offset=%lld", (long long)plan_tail_offset(x, m));
       sig_list(&b, "strides", l->rank, l->stride);
       sig_list(&b, "rotates", l->rank, l->rotate);
       sig_list(&b, "shape", l->rank, l->shape);

@@ -21,13 +21,15 @@ typedef enum plan_strategy {
 } plan_strategy;
 
 /* One operand over the iteration space. The head LMAD's dims are in
- * iteration order; for a chain the tail LMADs are kept whole. */
+ * iteration order; for a chain the tail LMADs are those of the index function
+ * (borrowed: the plan lives no longer than the call), except that the last
+ * one's offset is the runtime offset, never baked in. */
 typedef struct plan_operand {
   int64_t stride[IXJ_MAX_RANK]; /* head stride per iteration dim */
   int64_t rotate[IXJ_MAX_RANK]; /* head rotation per iteration dim */
   int64_t head_offset;          /* baked for chains; 0 (runtime) for one LMAD */
   int num_tail;                 /* LMADs after the head */
-  ixj_lmad tail[IXJ_MAX_LMADS - 1];
+  const ixj_lmad *tail;
   int64_t runtime_offset;       /* the memory-side LMAD's offset, passed at run time */
   int64_t cat_start;            /* cat inputs: first index along the axis */
   int64_t cat_extent;           /* cat inputs: own extent along the axis */
@@ -60,6 +62,11 @@ typedef struct plan_request {
   const void *const *pointers; /* dst, srcs (may be NULL: alignment unknown, assume aligned) */
   size_t last_level_cache;     /* bytes; 0: never stream */
 } plan_request;
+
+/* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */
+static inline int64_t plan_tail_offset(const plan_operand *o, int m) {
+  return m == o->num_tail - 1 ? 0 : o->tail[m].offset;
+}
 
 /* Builds the plan (shapes must already be checked by the caller). */
 ixj_status plan_build(const plan_request *req, ixj_plan *out, ixj_error *err);

@@ -14,6 +14,8 @@ int cli_error(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Library warnings on stderr, as "ixjit: warning: ...". */
+void cli_log(void *user, ixj_log_level level, const char *message);
 int cmd_demo(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
 int cmd_run(int argc, char **argv);

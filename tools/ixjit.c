@@ -23,6 +23,11 @@ int cli_error(int status, const char *fmt, ...) {
   return status;
 }
 
+void cli_log(void *user, ixj_log_level level, const char *message) {
+  (void)user;
+  if (level >= IXJ_LOG_WARNING) fprintf(stderr, "ixjit: warning: %s\n", message);
+}
+
 static int usage(FILE *to, int status) {
   fputs("usage: ixjit eval IXFUN\n"
         "       ixjit show IXFUN\n"

@@ -194,7 +194,8 @@ int cmd_run(int argc, char **argv) {
     if (!ref) rc = cli_error(CLI_FAILED, "out of memory");
     else memcpy(ref, dbuf, dsize);
   }
-  if (rc == CLI_OK && ixj_context_create(NULL, &ctx, &err) != IXJ_OK) rc = cli_error(CLI_FAILED, "%s", err.message);
+  if (rc == CLI_OK && ixj_context_create(&(ixj_context_options){.log = cli_log}, &ctx, &err) != IXJ_OK)
+    rc = cli_error(CLI_FAILED, "%s", err.message);
   if (rc == CLI_OK) {
     ixj_operand d = {dbuf, dsize, dst}, s[IXJ_MAX_CAT_INPUTS], rd = {ref, dsize, dst};
     for (int k = 0; k < a.num_src_text; k++) s[k] = (ixj_operand){sbuf[k], ssize[k], srcs[k]};

@@ -117,11 +117,6 @@ static void *warm_worker(void *arg) {
   }
 }
 
-static void log_to_stderr(void *user, ixj_log_level level, const char *message) {
-  (void)user;
-  if (level >= IXJ_LOG_WARNING) fprintf(stderr, "ixjit: warning: %s\n", message);
-}
-
 int cmd_warm(int argc, char **argv) {
   const char *dir = NULL;
   long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -198,7 +193,7 @@ int cmd_warm(int argc, char **argv) {
   free(files);
   if (!specs) return cli_error(CLI_FAILED, "out of memory");
 
-  ixj_context_options opts = {.num_threads = 1, .disk_cache = 1, .cache_dir = dir, .log = log_to_stderr};
+  ixj_context_options opts = {.num_threads = 1, .disk_cache = 1, .cache_dir = dir, .log = cli_log};
   ixj_context *ctx;
   ixj_error err;
   int rc = CLI_OK;
