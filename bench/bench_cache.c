@@ -11,25 +11,10 @@
 
 #include "ixjit/cache.h"
 #include "ixjit/ixjit.h"
+#include "timing.h"
 
 #define KERNELS 21
 #define HITS 20001
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[n / 2];
-}
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 /* Kernel k: a transposing copy of a (k+8) x 9 array, int32. */
 static ixj_status copy_k(ixj_context *ctx, int k, ixj_call_info *info) {

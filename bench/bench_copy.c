@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "ixjit/ixjit.h"
+#include "timing.h"
 
 #define REPS 5
 
@@ -24,22 +25,6 @@ typedef struct bench_case {
   const char *dst, *src[2];
   int axis;
 } bench_case;
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v) {
-  qsort(v, REPS, sizeof *v, cmp_double);
-  return v[REPS / 2];
-}
 
 /* ---- the generic kernel ---------------------------------------------------- */
 
@@ -232,8 +217,8 @@ int main(int argc, char **argv) {
       tg[r] = now_ms() - t0;
     }
     double moved = (double)out * (c->op == IXJ_OP_FILL ? 1 : 2);
-    double g1 = moved / (median(t1) * 1e6), gn = moved / (median(tn) * 1e6);
-    double gm = 2.0 * (double)out / (median(tm) * 1e6), gg = moved / (median(tg) * 1e6);
+    double g1 = moved / (median(t1, REPS) * 1e6), gn = moved / (median(tn, REPS) * 1e6);
+    double gm = 2.0 * (double)out / (median(tm, REPS) * 1e6), gg = moved / (median(tg, REPS) * 1e6);
     printf("%-30s %9.0f %9.2f %9.2f %9.2f %9.2f %11.2f %11.2f\n", c->name, (double)out / (1 << 20), g1, gn, gm, gg,
            g1 / gm, g1 / gg);
     free(od.data);

@@ -7,20 +7,10 @@
 #include <time.h>
 
 #include "ixjit/divmod.h"
+#include "timing.h"
 
 #define N (1u << 20)
 #define REPS 15
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static uint64_t sink;
 
@@ -67,20 +57,18 @@ int main(void) {
     double hw[REPS], mg[REPS];
     for (int r = 0; r < REPS; r++) {
       uint64_t acc = 0;
-      double t0 = now();
+      double t0 = now_ms();
       for (uint32_t k = 0; k < N; k++) acc += n32[k] / d;
-      double t1 = now();
+      double t1 = now_ms();
       acc -= magic_sum(&dv, n32);
-      double t2 = now();
+      double t2 = now_ms();
       sink += acc;
-      hw[r] = (t1 - t0) * 1e9 / N;
-      mg[r] = (t2 - t1) * 1e9 / N;
+      hw[r] = (t1 - t0) * 1e6 / N;
+      mg[r] = (t2 - t1) * 1e6 / N;
     }
-    qsort(hw, REPS, sizeof *hw, cmp_double);
-    qsort(mg, REPS, sizeof *mg, cmp_double);
+    double h = median(hw, REPS), g = median(mg, REPS);
     printf("%-8llu %-12llu %-8s %14.3f %14.3f %7.2fx\n", (unsigned long long)cases[c][0],
-           (unsigned long long)cases[c][1], ixj_div_form_name(dv.form), hw[REPS / 2], mg[REPS / 2],
-           hw[REPS / 2] / mg[REPS / 2]);
+           (unsigned long long)cases[c][1], ixj_div_form_name(dv.form), h, g, h / g);
   }
   free(n32);
   return sink == 12345 ? 2 : 0; /* keep the results alive */

@@ -303,12 +303,16 @@ bool lmad_equal(const ixj_lmad *a, const ixj_lmad *b) {
   return true;
 }
 
-bool lmad_is_contiguous(const ixj_lmad *l) {
-  int64_t abs_stride[IXJ_MAX_RANK], extent[IXJ_MAX_RANK];
+int lmad_dims_by_stride(const ixj_lmad *l, int64_t *abs_stride, int64_t *extent, int *broadcast) {
   int m = 0;
+  *broadcast = 0;
   for (int j = 0; j < l->rank; j++) {
-    if (l->shape[j] == 0) return true; /* no points */
-    if (l->shape[j] == 1 || l->stride[j] == 0) continue;
+    if (l->shape[j] == 0) return -1; /* no points */
+    if (l->shape[j] == 1) continue;
+    if (l->stride[j] == 0) {
+      ++*broadcast;
+      continue;
+    }
     int64_t s = l->stride[j] < 0 ? -l->stride[j] : l->stride[j];
     int b = m++;
     while (b > 0 && abs_stride[b - 1] > s) {
@@ -319,8 +323,14 @@ bool lmad_is_contiguous(const ixj_lmad *l) {
     abs_stride[b] = s;
     extent[b] = l->shape[j];
   }
+  return m;
+}
+
+bool lmad_is_contiguous(const ixj_lmad *l) {
+  int64_t abs_stride[IXJ_MAX_RANK], extent[IXJ_MAX_RANK];
+  int broadcast, m = lmad_dims_by_stride(l, abs_stride, extent, &broadcast);
   int64_t want = 1;
-  for (int k = 0; k < m; k++) {
+  for (int k = 0; k < m; k++) { /* repeated points (broadcast dims) keep an interval an interval */
     if (abs_stride[k] != want) return false;
     if (ixj_mul_ovf(want, extent[k], &want)) return k == m - 1;
   }

@@ -41,6 +41,10 @@ bool lmad_is_affine(const ixj_lmad *l, int64_t *scale);
 bool lmad_reshape_nocopy(const ixj_lmad *l, int rank, const int64_t *shape, ixj_lmad *out);
 bool lmad_equal(const ixj_lmad *a, const ixj_lmad *b);
 bool lmad_is_contiguous(const ixj_lmad *l);
+/* The dims of extent > 1 and nonzero stride, sorted by |stride| (ascending):
+ * their count, or -1 when the LMAD has no points. *broadcast counts the dims
+ * of extent > 1 and stride 0. */
+int lmad_dims_by_stride(const ixj_lmad *l, int64_t *abs_stride, int64_t *extent, int *broadcast);
 
 ixj_ixfun *ixfun_alloc(int num_lmads);
 /* The value of LMAD `upto` of the chain at a (valid) logical index. */

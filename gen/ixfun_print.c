@@ -3,38 +3,23 @@
  *    shape: [..]; permutation: [..]; monotonicity: [..]}, ...]}
  * Lists are in physical order; the output parses back to the same chain. */
 #include "ixfun_internal.h"
+#include "textbuf.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct sbuf {
-  char *buf;
-  size_t size, len;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) {
-  va_list ap;
-  char *dst = b->len < b->size ? b->buf + b->len : NULL;
-  size_t room = b->len < b->size ? b->size - b->len : 0;
-  va_start(ap, fmt);
-  int n = vsnprintf(dst, room, fmt, ap);
-  va_end(ap);
-  if (n > 0) b->len += (size_t)n;
+static void put_value(textbuf *b, int64_t v, int hole) {
+  if (hole >= 0) textbuf_put(b, "?%d", hole);
+  else textbuf_put(b, "%lld", (long long)v);
 }
 
-static void put_value(sbuf *b, int64_t v, int hole) {
-  if (hole >= 0) put(b, "?%d", hole);
-  else put(b, "%lld", (long long)v);
-}
-
-static void put_list(sbuf *b, const char *name, int n, const int64_t *v, const int *holes) {
-  put(b, "%s: [", name);
+static void put_list(textbuf *b, const char *name, int n, const int64_t *v, const int *holes) {
+  textbuf_put(b, "%s: [", name);
   for (int k = 0; k < n; k++) {
-    if (k) put(b, ", ");
+    if (k) textbuf_put(b, ", ");
     put_value(b, v[k], holes ? holes[k] : -1);
   }
-  put(b, "]");
+  textbuf_put(b, "]");
 }
 
 static const char *mono_name(ixj_monotonicity m) {
@@ -43,31 +28,31 @@ static const char *mono_name(ixj_monotonicity m) {
 
 size_t ixfun_format(const ixj_ixfun *f, const ixfun_holes *holes, bool contiguous, char *buf,
                     size_t size) {
-  sbuf b = {buf, size, 0};
+  textbuf b = {buf, size, 0};
   if (size) buf[0] = '\0';
-  put(&b, "{");
+  textbuf_put(&b, "{");
   put_list(&b, "base", f->base_rank, f->base, holes ? holes->base : NULL);
-  put(&b, "; contiguous: %s; LMADs: [", contiguous ? "true" : "false");
+  textbuf_put(&b, "; contiguous: %s; LMADs: [", contiguous ? "true" : "false");
   for (int m = 0; m < f->num_lmads; m++) {
     const ixj_lmad *l = &f->lmads[m];
     int64_t perm[IXJ_MAX_RANK];
-    if (m) put(&b, ", ");
-    put(&b, "{offset: ");
+    if (m) textbuf_put(&b, ", ");
+    textbuf_put(&b, "{offset: ");
     put_value(&b, l->offset, holes ? holes->offset : -1);
-    put(&b, "; ");
+    textbuf_put(&b, "; ");
     put_list(&b, "strides", l->rank, l->stride, holes ? holes->stride : NULL);
-    put(&b, "; ");
+    textbuf_put(&b, "; ");
     put_list(&b, "rotates", l->rank, l->rotate, holes ? holes->rotate : NULL);
-    put(&b, "; ");
+    textbuf_put(&b, "; ");
     put_list(&b, "shape", l->rank, l->shape, holes ? holes->shape : NULL);
-    put(&b, "; ");
+    textbuf_put(&b, "; ");
     for (int k = 0; k < l->rank; k++) perm[k] = l->perm[k];
     put_list(&b, "permutation", l->rank, perm, NULL);
-    put(&b, "; monotonicity: [");
-    for (int j = 0; j < l->rank; j++) put(&b, "%s%s", j ? ", " : "", mono_name(ixj_lmad_dim_monotonicity(l, j)));
-    put(&b, "]}");
+    textbuf_put(&b, "; monotonicity: [");
+    for (int j = 0; j < l->rank; j++) textbuf_put(&b, "%s%s", j ? ", " : "", mono_name(ixj_lmad_dim_monotonicity(l, j)));
+    textbuf_put(&b, "]}");
   }
-  put(&b, "]}");
+  textbuf_put(&b, "]}");
   return b.len;
 }
 

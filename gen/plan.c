@@ -4,12 +4,12 @@
  * the split between the signature (baked in) and the runtime arguments. */
 #include "plan.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "checked.h"
 #include "error.h"
+#include "textbuf.h"
 
 const char *plan_strategy_name(plan_strategy s) {
   switch (s) {
@@ -218,53 +218,37 @@ ixj_status plan_build(const plan_request *req, ixj_plan *p, ixj_error *err) {
 
 /* ---- signature ------------------------------------------------------------ */
 
-typedef struct sig_buf {
-  char *buf;
-  size_t size, len;
-} sig_buf;
-
-static void sig_put(sig_buf *b, const char *fmt, ...) IXJ_PRINTF(2, 3);
-static void sig_put(sig_buf *b, const char *fmt, ...) {
-  va_list ap;
-  char *dst = b->len < b->size ? b->buf + b->len : NULL;
-  size_t room = b->len < b->size ? b->size - b->len : 0;
-  va_start(ap, fmt);
-  int n = vsnprintf(dst, room, fmt, ap);
-  va_end(ap);
-  if (n > 0) b->len += (size_t)n;
-}
-
-static void sig_list(sig_buf *b, const char *name, int n, const int64_t *v) {
-  sig_put(b, " %s=", name);
-  for (int k = 0; k < n; k++) sig_put(b, k ? ",%lld" : "%lld", (long long)v[k]);
+static void sig_list(textbuf *b, const char *name, int n, const int64_t *v) {
+  textbuf_put(b, " %s=", name);
+  for (int k = 0; k < n; k++) textbuf_put(b, k ? ",%lld" : "%lld", (long long)v[k]);
 }
 
 size_t plan_signature(const ixj_plan *p, const char *target, char *buf, size_t size) {
-  sig_buf b = {buf, size, 0};
+  textbuf b = {buf, size, 0};
   if (size) buf[0] = '\0';
-  sig_put(&b, "ixjit-kernel/1 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d axis=%d",
+  textbuf_put(&b, "ixjit-kernel/1 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d axis=%d",
           target, op_name(p->op), p->elem_size, plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   for (int o = 0; o < p->num_operands; o++) {
     const plan_operand *x = &p->operand[o];
-    sig_put(&b, " | operand %d:", o);
+    textbuf_put(&b, " | operand %d:", o);
     if (!has_dims(p, o)) continue;
     sig_list(&b, "strides", p->rank, x->stride);
     sig_list(&b, "rotates", p->rank, x->rotate);
-    sig_put(&b, " head_offset=%lld", (long long)x->head_offset);
+    textbuf_put(&b, " head_offset=%lld", (long long)x->head_offset);
     if (p->op == IXJ_OP_CAT && o > 0)
-      sig_put(&b, " cat_start=%lld cat_extent=%lld", (long long)x->cat_start, (long long)x->cat_extent);
+      textbuf_put(&b, " cat_start=%lld cat_extent=%lld", (long long)x->cat_start, (long long)x->cat_extent);
     for (int m = 0; m < x->num_tail; m++) {
       const ixj_lmad *l = &x->tail[m];
       int64_t perm[IXJ_MAX_RANK];
       for (int k = 0; k < l->rank; k++) perm[k] = l->perm[k];
-      sig_put(&b, " lmad{offset=%lld", (long long)plan_tail_offset(x, m));
+      textbuf_put(&b, " lmad{offset=%lld", (long long)plan_tail_offset(x, m));
       sig_list(&b, "strides", l->rank, l->stride);
       sig_list(&b, "rotates", l->rank, l->rotate);
       sig_list(&b, "shape", l->rank, l->shape);
       sig_list(&b, "perm", l->rank, perm);
-      sig_put(&b, "}");
+      textbuf_put(&b, "}");
     }
   }
   return b.len;

@@ -222,22 +222,43 @@ ixj_status ixj_cat(ixj_context *ctx, const ixj_operand *dst, int axis, int num_s
   return run_op(ctx, &c, info, err);
 }
 
+/* Validates and plans an operation given only its index functions (emission,
+ * warming): *plan is malloc'ed. */
+typedef struct bufferless_call {
+  ixj_operand dst, srcs[IXJ_MAX_CAT_INPUTS];
+  op_call call;
+} bufferless_call;
+
+static ixj_status plan_bufferless(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+                                  const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
+                                  bufferless_call *b, ixj_plan **plan, ixj_error *err) {
+  *plan = NULL;
+  if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
+    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
+  b->dst = (ixj_operand){NULL, 0, dst};
+  for (int k = 0; k < num_srcs; k++) b->srcs[k] = (ixj_operand){NULL, 0, srcs[k]};
+  b->call = (op_call){op, elem_size, &b->dst, num_srcs, b->srcs, NULL, axis, true};
+  ixj_status st = op_validate(&b->call, err);
+  if (st != IXJ_OK) return st;
+  if (!(*plan = malloc(sizeof **plan))) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  st = make_plan(ctx, &b->call, aligned ? NULL : (const void *)1, *plan, err);
+  if (st != IXJ_OK) {
+    free(*plan);
+    *plan = NULL;
+  }
+  return st;
+}
+
 ixj_status ixj_emit_llvm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
                          const ixj_ixfun *const *srcs, int axis, size_t elem_size, char **ir, char **signature,
                          ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, ctx && dst && ir && (srcs || num_srcs == 0));
-  ixj_operand d = {NULL, 0, dst}, s[IXJ_MAX_CAT_INPUTS];
+  bufferless_call b;
+  ixj_plan *plan;
   *ir = NULL;
   if (signature) *signature = NULL;
-  if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
-  for (int k = 0; k < num_srcs; k++) s[k] = (ixj_operand){NULL, 0, srcs[k]};
-  op_call c = {op, elem_size, &d, num_srcs, s, NULL, axis, true};
-  ixj_status st = op_validate(&c, err);
+  ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, true, &b, &plan, err);
   if (st != IXJ_OK) return st;
-  ixj_plan *plan = malloc(sizeof *plan);
-  if (!plan) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
-  st = make_plan(ctx, &c, NULL, plan, err);
   char *sig = st == IXJ_OK ? signature_of(ctx, plan) : NULL;
   if (st == IXJ_OK && !sig) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   if (st == IXJ_OK) {
@@ -266,16 +287,10 @@ ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int 
                     ixj_warm_outcome *outcome, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, ctx && dst && outcome && (srcs || num_srcs == 0));
   if (!ctx->disk) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
-  if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
-  ixj_operand d = {NULL, 0, dst}, s[IXJ_MAX_CAT_INPUTS];
-  for (int k = 0; k < num_srcs; k++) s[k] = (ixj_operand){NULL, 0, srcs[k]};
-  op_call c = {op, elem_size, &d, num_srcs, s, NULL, axis, true};
-  ixj_status st = op_validate(&c, err);
+  bufferless_call b;
+  ixj_plan *plan;
+  ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, aligned, &b, &plan, err);
   if (st != IXJ_OK) return st;
-  ixj_plan *plan = malloc(sizeof *plan);
-  if (!plan) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
-  st = make_plan(ctx, &c, aligned ? NULL : (const void *)1, plan, err);
   *outcome = IXJ_WARM_NO_KERNEL;
   if (st == IXJ_OK && plan->strategy != PLAN_EMPTY && plan->strategy != PLAN_MEMCPY) {
     char *sig = signature_of(ctx, plan);
@@ -284,7 +299,7 @@ ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int 
     } else {
       char name[48], file[48];
       kernel_name(sig, name);
-      compile_job job = {ctx, &c, plan, name, sig, false};
+      compile_job job = {ctx, &b.call, plan, name, sig, false};
       ixj_kernel_fn fn;
       bool hit, loaded;
       double ms;

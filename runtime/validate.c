@@ -13,21 +13,9 @@
 
 static bool lmad_injective(const ixj_lmad *l) {
   int64_t st[IXJ_MAX_RANK], ext[IXJ_MAX_RANK];
-  int m = 0;
-  for (int j = 0; j < l->rank; j++) {
-    if (l->shape[j] == 0) return true; /* no points */
-    if (l->shape[j] == 1) continue;
-    if (l->stride[j] == 0) return false; /* a broadcast dim */
-    int64_t s = l->stride[j] < 0 ? -l->stride[j] : l->stride[j];
-    int b = m++;
-    while (b > 0 && st[b - 1] > s) {
-      st[b] = st[b - 1];
-      ext[b] = ext[b - 1];
-      b--;
-    }
-    st[b] = s;
-    ext[b] = l->shape[j];
-  }
+  int broadcast, m = lmad_dims_by_stride(l, st, ext, &broadcast);
+  if (m < 0) return true; /* no points */
+  if (broadcast) return false;
   /* each stride must step over everything the smaller ones reach */
   int64_t reach = 0;
   for (int k = 0; k < m; k++) {

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "timing.h"
 
 #define REPS 5
 
@@ -29,22 +30,6 @@ static const demo_case cases[] = {
     {"cat (2 inputs, axis 1)", IXJ_OP_CAT, "iota 2048 2048", {"iota 2048 1000", "iota 1048 2048 | permute 1 0"}, 1},
     {"fill", IXJ_OP_FILL, "iota 2048 2048", {NULL}, 0},
 };
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[n / 2];
-}
 
 static size_t span(const ixj_ixfun *f) {
   ixj_offset_range r = ixj_ixfun_offset_range(f);
