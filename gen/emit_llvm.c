@@ -386,7 +386,8 @@ static ixj_status emit_elementwise(emitter *e, const char *name, const char *sig
   ixj_status st = IXJ_ERR_NO_MEMORY;
   if (!(allocas.oom || setup.oom || row.oom || inner.oom || carry.oom)) {
     const char *kv[] = {"STRATEGY", plan_strategy_name(p->strategy), "SIGNATURE", signature, "NAME", name,
-                        "IT", e->it, "ALLOCAS", allocas.buf ? allocas.buf : "", "SETUP", setup.buf ? setup.buf : "",
+                        "IT", e->it, "ISTART64", e->w == 32 ? "zext i32 %istart to i64" : "add i64 %istart, 0",
+                        "ALLOCAS", allocas.buf ? allocas.buf : "", "SETUP", setup.buf ? setup.buf : "",
                         "INNER_EXTENT", extent, "ROW_SETUP", row.buf ? row.buf : "", "INNER", inner.buf ? inner.buf : "",
                         "STEP", step, "CARRY", carry.buf ? carry.buf : "", "EXIT", exit_code(p),
                         "METADATA", ixj_template_metadata};

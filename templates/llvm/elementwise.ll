@@ -20,7 +20,7 @@ row:
 
 row.body:
   %istart = load @@IT@@, ptr %istart.addr
-  %istart64 = zext @@IT@@ %istart to i64
+  %istart64 = @@ISTART64@@
   %rowleft = sub i64 @@INNER_EXTENT@@, %istart64
   %chunkleft = sub i64 %end, %lin
   %userow = icmp ult i64 %rowleft, %chunkleft
