@@ -241,16 +241,22 @@ bool lmad_reshape_nocopy(const ixj_lmad *l, int rank, const int64_t *shape, ixj_
       if (np < op) np *= shape[nidx[nj++]];
       else op *= o[oj++].extent;
     }
-    bool one_to_one = (oj - oi == 1 && nj - ni == 1);
+    /* A rotation of the group's outermost old dim by r is a rotation of the
+     * group's flat index by R = r * (inner old extents); it survives as a
+     * rotation of the outermost new dim when R is a multiple of the inner new
+     * extents (e.g. splitting rows off a rotation by whole rows). */
     for (int k = oi; k < oj; k++) {
-      if (!one_to_one && o[k].rotate != 0) return false;
+      if (k > oi && o[k].rotate != 0) return false;
       if (k + 1 < oj) {
         int64_t want;
         if (ixj_mul_ovf(o[k + 1].stride, o[k + 1].extent, &want) || o[k].stride != want) return false;
       }
     }
+    int64_t flat_rotate = o[oi].rotate * (op / o[oi].extent); /* < op: fits */
+    int64_t inner_new = np / shape[nidx[ni]];
+    if (flat_rotate % inner_new != 0) return false;
+    nrot[nidx[ni]] = flat_rotate / inner_new;
     nstride[nidx[nj - 1]] = o[oj - 1].stride;
-    nrot[nidx[nj - 1]] = one_to_one ? o[oi].rotate : 0;
     for (int k = nj - 2; k >= ni; k--)
       nstride[nidx[k]] = nstride[nidx[k + 1]] * shape[nidx[k + 1]];
     for (int k = ni; k < nj; k++) anchor[nidx[k]] = o[oi].physical;

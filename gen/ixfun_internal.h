@@ -36,8 +36,8 @@ void lmad_iota(int rank, const int64_t *shape, int64_t offset, ixj_lmad *out);
 /* x -> offset + scale * x over the row-major domain? (rotation-free, strides
  * row-major up to a common factor). Writes the scale. */
 bool lmad_is_affine(const ixj_lmad *l, int64_t *scale);
-/* Reshape without moving data (NumPy's no-copy rule, rotations kept on dims
- * that map one to one). False when the result is not one LMAD. */
+/* Reshape without moving data (NumPy's no-copy rule; rotations kept where
+ * they stay whole-row rotations). False when the result is not one LMAD. */
 bool lmad_reshape_nocopy(const ixj_lmad *l, int rank, const int64_t *shape, ixj_lmad *out);
 bool lmad_equal(const ixj_lmad *a, const ixj_lmad *b);
 bool lmad_is_contiguous(const ixj_lmad *l);

@@ -208,6 +208,22 @@ static void test_reshape(void **state) {
   assert_points(f, 3, ARR(1, 5, 1), 5, ARR(2, 3, 4, 0, 1));
   ixj_ixfun_free(f);
 
+  /* rotations by whole rows survive splitting and merging */
+  f = parse_ok("iota 12 | rotate 4 | reshape 3 4");
+  assert_int_equal(ixj_ixfun_num_lmads(f), 1);
+  for (int k = 0; k < 12; k++) want[k] = (k + 4) % 12;
+  assert_points(f, 2, ARR(3, 4), 12, want);
+  ixj_ixfun_free(f);
+  f = parse_ok("iota 3 4 | rotate 1 0 | reshape 6 2");
+  assert_int_equal(ixj_ixfun_num_lmads(f), 1);
+  assert_points(f, 2, ARR(6, 2), 12, want);
+  ixj_ixfun_free(f);
+  f = parse_ok("iota 12 | rotate 5 | reshape 3 4"); /* wraps inside a row: not one LMAD */
+  assert_int_equal(ixj_ixfun_num_lmads(f), 2);
+  for (int k = 0; k < 12; k++) want[k] = (k + 5) % 12;
+  assert_points(f, 2, ARR(3, 4), 12, want);
+  ixj_ixfun_free(f);
+
   parse_fails("iota 4 6 | reshape 5 5", IXJ_ERR_INVALID_ARGUMENT, "24 elements");
   parse_fails("iota 4 6 | reshape -1 -1", IXJ_ERR_INVALID_ARGUMENT, "more than one -1");
   parse_fails("iota 4 6 | reshape 5 -1", IXJ_ERR_INVALID_ARGUMENT, "cannot infer -1");
