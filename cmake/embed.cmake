@@ -1,9 +1,13 @@
 # Turns text files into C string constants: cmake -DOUT=file.c -DINPUTS=a,b -P embed.cmake
-# Each file f.ll becomes `const char ixj_template_f[]`.
+# Each file f.ll becomes `const char ixj_template_f[]`; f.cu becomes `ixj_template_cuda_f`.
 string(REPLACE "," ";" INPUTS "${INPUTS}")
 set(code "/* Generated from templates/ at build time; do not edit. */\n")
 foreach(in ${INPUTS})
   get_filename_component(name ${in} NAME_WE)
+  get_filename_component(ext ${in} EXT)
+  if(ext STREQUAL ".cu")
+    set(name "cuda_${name}")
+  endif()
   file(READ ${in} text)
   string(REPLACE "\\" "\\\\" text "${text}")
   string(REPLACE "\"" "\\\"" text "${text}")

@@ -11,44 +11,12 @@
 #include <string.h>
 
 #include "error.h"
+#include "template.h"
 #include "ixjit/divmod.h"
 
 extern const char ixj_template_elementwise[];
 extern const char ixj_template_tiled[];
 extern const char ixj_template_metadata[];
-
-/* A growable text buffer; `oom` sticks once an allocation fails. */
-typedef struct text {
-  char *buf;
-  size_t len, cap;
-  bool oom;
-} text;
-
-static void put(text *t, const char *fmt, ...) IXJ_PRINTF(2, 3);
-static void put(text *t, const char *fmt, ...) {
-  va_list ap;
-  for (;;) {
-    if (t->oom) return;
-    size_t room = t->cap - t->len;
-    va_start(ap, fmt);
-    int n = vsnprintf(t->buf ? t->buf + t->len : NULL, t->buf ? room : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) return;
-    if (t->buf && (size_t)n < room) {
-      t->len += (size_t)n;
-      return;
-    }
-    size_t cap = t->cap ? t->cap * 2 : 4096;
-    while (cap < t->len + (size_t)n + 1) cap *= 2;
-    char *b = realloc(t->buf, cap);
-    if (!b) {
-      t->oom = true;
-      return;
-    }
-    t->buf = b;
-    t->cap = cap;
-  }
-}
 
 typedef struct emitter {
   const ixj_plan *p;
@@ -87,7 +55,7 @@ static val ucon(uint64_t c) {
 static val to_it(emitter *e, text *t, val x) {
   if (e->w == 64) return x;
   val r = fresh(e);
-  put(t, "  %s = trunc i64 %s to i32\n", r.s, x.s);
+  text_put(t, "  %s = trunc i64 %s to i32\n", r.s, x.s);
   return r;
 }
 
@@ -95,7 +63,7 @@ static val to_it(emitter *e, text *t, val x) {
 static val to_i64(emitter *e, text *t, val x) {
   if (e->w == 64) return x;
   val r = fresh(e);
-  put(t, "  %s = zext i32 %s to i64\n", r.s, x.s);
+  text_put(t, "  %s = zext i32 %s to i64\n", r.s, x.s);
   return r;
 }
 
@@ -103,17 +71,17 @@ static val to_i64(emitter *e, text *t, val x) {
 static val mulhi(emitter *e, text *t, val n, val m) {
   const char *wide = e->w == 32 ? "i64" : "i128";
   val a = fresh(e), b = fresh(e), c = fresh(e), r = fresh(e);
-  put(t, "  %s = zext %s %s to %s\n", a.s, e->it, n.s, wide);
-  put(t, "  %s = mul nuw %s %s, %s\n", b.s, wide, a.s, m.s);
-  put(t, "  %s = lshr %s %s, %d\n", c.s, wide, b.s, e->w);
-  put(t, "  %s = trunc %s %s to %s\n", r.s, wide, c.s, e->it);
+  text_put(t, "  %s = zext %s %s to %s\n", a.s, e->it, n.s, wide);
+  text_put(t, "  %s = mul nuw %s %s, %s\n", b.s, wide, a.s, m.s);
+  text_put(t, "  %s = lshr %s %s, %d\n", c.s, wide, b.s, e->w);
+  text_put(t, "  %s = trunc %s %s to %s\n", r.s, wide, c.s, e->it);
   return r;
 }
 
 static val shift_right(emitter *e, text *t, val x, unsigned k) {
   if (k == 0) return x;
   val r = fresh(e);
-  put(t, "  %s = lshr %s %s, %u\n", r.s, e->it, x.s, k);
+  text_put(t, "  %s = lshr %s %s, %u\n", r.s, e->it, x.s, k);
   return r;
 }
 
@@ -127,14 +95,14 @@ static val emit_quotient(emitter *e, text *t, const ixj_divider *dv, val n) {
     return shift_right(e, t, mulhi(e, t, n, ucon(dv->multiplier)), dv->shift - w);
   case IXJ_DIV_MUL_INC: {
     val n1 = fresh(e);
-    put(t, "  %s = add nuw %s %s, 1\n", n1.s, e->it, n.s);
+    text_put(t, "  %s = add nuw %s %s, 1\n", n1.s, e->it, n.s);
     return shift_right(e, t, mulhi(e, t, n1, ucon(dv->multiplier)), dv->shift - w);
   }
   case IXJ_DIV_FIXUP: {
     val hi = mulhi(e, t, n, ucon(dv->multiplier)), d = fresh(e), h = fresh(e), s = fresh(e);
-    put(t, "  %s = sub %s %s, %s\n", d.s, e->it, n.s, hi.s);
-    put(t, "  %s = lshr %s %s, 1\n", h.s, e->it, d.s);
-    put(t, "  %s = add %s %s, %s\n", s.s, e->it, h.s, hi.s);
+    text_put(t, "  %s = sub %s %s, %s\n", d.s, e->it, n.s, hi.s);
+    text_put(t, "  %s = lshr %s %s, 1\n", h.s, e->it, d.s);
+    text_put(t, "  %s = add %s %s, %s\n", s.s, e->it, h.s, hi.s);
     return shift_right(e, t, s, dv->shift - w - 1);
   }
   }
@@ -147,12 +115,12 @@ static val emit_remainder(emitter *e, text *t, const ixj_remainder *rm, val n) {
   case IXJ_REM_ZERO: return constant(0);
   case IXJ_REM_IDENTITY: return n;
   case IXJ_REM_MASK:
-    put(t, "  %s = and %s %s, %llu\n", r.s, e->it, n.s, (unsigned long long)(rm->divisor - 1));
+    text_put(t, "  %s = and %s %s, %llu\n", r.s, e->it, n.s, (unsigned long long)(rm->divisor - 1));
     return r;
   case IXJ_REM_MULSUB: {
     val q = emit_quotient(e, t, &rm->quotient, n), m = fresh(e);
-    put(t, "  %s = mul nuw %s %s, %llu\n", m.s, e->it, q.s, (unsigned long long)rm->divisor);
-    put(t, "  %s = sub nuw %s %s, %s\n", r.s, e->it, n.s, m.s);
+    text_put(t, "  %s = mul nuw %s %s, %llu\n", m.s, e->it, q.s, (unsigned long long)rm->divisor);
+    text_put(t, "  %s = sub nuw %s %s, %s\n", r.s, e->it, n.s, m.s);
     return r;
   }
   }
@@ -168,7 +136,7 @@ static val emit_digit(emitter *e, text *t, uint64_t inner, uint64_t extent, uint
   case IXJ_DIGIT_DIVMOD: return emit_remainder(e, t, &dg.remainder, emit_quotient(e, t, &dg.quotient, n));
   case IXJ_DIGIT_DIRECT: {
     val lo = fresh(e);
-    put(t, "  %s = mul %s %s, %llu\n", lo.s, e->it, n.s, (unsigned long long)dg.c);
+    text_put(t, "  %s = mul %s %s, %llu\n", lo.s, e->it, n.s, (unsigned long long)dg.c);
     return mulhi(e, t, lo, ucon(dg.extent));
   }
   }
@@ -188,10 +156,10 @@ static void emit_unflatten(emitter *e, text *t, int rank, const int64_t *shape, 
 static val emit_rotate(emitter *e, text *t, val d, int64_t r, int64_t n) {
   if (r == 0) return d;
   val s = fresh(e), c = fresh(e), w = fresh(e), out = fresh(e);
-  put(t, "  %s = add nuw %s %s, %lld\n", s.s, e->it, d.s, (long long)r);
-  put(t, "  %s = icmp uge %s %s, %lld\n", c.s, e->it, s.s, (long long)n);
-  put(t, "  %s = sub %s %s, %lld\n", w.s, e->it, s.s, (long long)n);
-  put(t, "  %s = select i1 %s, %s %s, %s %s\n", out.s, c.s, e->it, w.s, e->it, s.s);
+  text_put(t, "  %s = add nuw %s %s, %lld\n", s.s, e->it, d.s, (long long)r);
+  text_put(t, "  %s = icmp uge %s %s, %lld\n", c.s, e->it, s.s, (long long)n);
+  text_put(t, "  %s = sub %s %s, %lld\n", w.s, e->it, s.s, (long long)n);
+  text_put(t, "  %s = select i1 %s, %s %s, %s %s\n", out.s, c.s, e->it, w.s, e->it, s.s);
   return out;
 }
 
@@ -201,11 +169,11 @@ static val emit_term(emitter *e, text *t, val acc, bool have_acc, val coord_it, 
   val c = to_i64(e, t, coord_it), m = c;
   if (stride != 1) {
     m = fresh(e);
-    put(t, "  %s = mul nsw i64 %s, %lld\n", m.s, c.s, (long long)stride);
+    text_put(t, "  %s = mul nsw i64 %s, %lld\n", m.s, c.s, (long long)stride);
   }
   if (!have_acc) return m;
   val r = fresh(e);
-  put(t, "  %s = add nsw i64 %s, %s\n", r.s, acc.s, m.s);
+  text_put(t, "  %s = add nsw i64 %s, %s\n", r.s, acc.s, m.s);
   return r;
 }
 
@@ -230,21 +198,21 @@ static val emit_chain(emitter *e, text *t, const plan_operand *o, val x) {
 
 static void emit_setup_pointers(emitter *e, text *t) {
   for (int o = 0; o < e->p->num_operands; o++) {
-    put(t, "  %%pp.%d = getelementptr ptr, ptr %%ptrs, i64 %d\n", o, o);
-    put(t, "  %%p.%d = load ptr, ptr %%pp.%d\n", o, o);
-    put(t, "  %%po.%d = getelementptr i64, ptr %%offs, i64 %d\n", o, o);
-    put(t, "  %%off.%d = load i64, ptr %%po.%d\n", o, o);
-    put(t, "  %%bp.%d = getelementptr %s, ptr %%p.%d, i64 %%off.%d\n", o, e->scalar, o, o);
+    text_put(t, "  %%pp.%d = getelementptr ptr, ptr %%ptrs, i64 %d\n", o, o);
+    text_put(t, "  %%p.%d = load ptr, ptr %%pp.%d\n", o, o);
+    text_put(t, "  %%po.%d = getelementptr i64, ptr %%offs, i64 %d\n", o, o);
+    text_put(t, "  %%off.%d = load i64, ptr %%po.%d\n", o, o);
+    text_put(t, "  %%bp.%d = getelementptr %s, ptr %%p.%d, i64 %%off.%d\n", o, e->scalar, o, o);
   }
   if (e->p->op != IXJ_OP_FILL) return;
   if (e->p->vector_elems == 1) {
-    put(t, "  %%value = load %s, ptr %%p.1, align 1\n", e->scalar);
+    text_put(t, "  %%value = load %s, ptr %%p.1, align 1\n", e->scalar);
     return;
   }
   /* one element at the value pointer, splat across the vector */
-  put(t, "  %%value.s = load %s, ptr %%p.1, align 1\n", e->scalar);
-  put(t, "  %%value.v = insertelement %s poison, %s %%value.s, i32 0\n", e->elem, e->scalar);
-  put(t, "  %%value = shufflevector %s %%value.v, %s poison, <%d x i32> zeroinitializer\n", e->elem, e->elem,
+  text_put(t, "  %%value.s = load %s, ptr %%p.1, align 1\n", e->scalar);
+  text_put(t, "  %%value.v = insertelement %s poison, %s %%value.s, i32 0\n", e->elem, e->scalar);
+  text_put(t, "  %%value = shufflevector %s %%value.v, %s poison, <%d x i32> zeroinitializer\n", e->elem, e->elem,
       e->p->vector_elems);
 }
 
@@ -256,15 +224,15 @@ static const char *store_tail(const emitter *e) {
 static void emit_move(emitter *e, text *t, val dst_off, int src, val src_off) {
   int align = e->p->vector_elems > 1 ? 32 : 1;
   val da = fresh(e), v = fresh(e);
-  put(t, "  %s = getelementptr %s, ptr %%bp.0, i64 %s\n", da.s, e->scalar, dst_off.s);
+  text_put(t, "  %s = getelementptr %s, ptr %%bp.0, i64 %s\n", da.s, e->scalar, dst_off.s);
   if (src < 0) {
-    put(t, "  store %s %%value, ptr %s, align %d%s\n", e->elem, da.s, align, store_tail(e));
+    text_put(t, "  store %s %%value, ptr %s, align %d%s\n", e->elem, da.s, align, store_tail(e));
     return;
   }
   val sa = fresh(e);
-  put(t, "  %s = getelementptr %s, ptr %%bp.%d, i64 %s\n", sa.s, e->scalar, src, src_off.s);
-  put(t, "  %s = load %s, ptr %s, align %d, !alias.scope !5, !noalias !4\n", v.s, e->elem, sa.s, align);
-  put(t, "  store %s %s, ptr %s, align %d%s\n", e->elem, v.s, da.s, align, store_tail(e));
+  text_put(t, "  %s = getelementptr %s, ptr %%bp.%d, i64 %s\n", sa.s, e->scalar, src, src_off.s);
+  text_put(t, "  %s = load %s, ptr %s, align %d, !alias.scope !5, !noalias !4\n", v.s, e->elem, sa.s, align);
+  text_put(t, "  store %s %s, ptr %s, align %d%s\n", e->elem, v.s, da.s, align, store_tail(e));
 }
 
 /* Streaming stores are weakly ordered: fence them before the chunk is
@@ -283,25 +251,23 @@ static val emit_point_offset(emitter *e, text *t, const plan_operand *o, int ran
   return emit_chain(e, t, o, acc);
 }
 
-static ixj_status fill_template(const char *tmpl, const char *const *kv, int n, char **out, ixj_error *err);
-
 static ixj_status emit_elementwise(emitter *e, const char *name, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
   int r = p->rank, last = r - 1;
   text allocas = {0}, setup = {0}, row = {0}, inner = {0}, carry = {0};
   val digits[IXJ_MAX_RANK], outer[IXJ_MAX_RANK];
 
-  for (int j = 0; j < last; j++) put(&allocas, "  %%d.%d.addr = alloca %s\n", j, e->it);
+  for (int j = 0; j < last; j++) text_put(&allocas, "  %%d.%d.addr = alloca %s\n", j, e->it);
   emit_setup_pointers(e, &setup);
   val begin = {"%begin"};
   emit_unflatten(e, &setup, r, p->shape, (uint64_t)p->count - 1, to_it(e, &setup, begin), digits);
-  for (int j = 0; j < last; j++) put(&setup, "  store %s %s, ptr %%d.%d.addr\n", e->it, digits[j].s, j);
-  put(&setup, "  store %s %s, ptr %%istart.addr\n", e->it, digits[last].s);
+  for (int j = 0; j < last; j++) text_put(&setup, "  store %s %s, ptr %%d.%d.addr\n", e->it, digits[j].s, j);
+  text_put(&setup, "  store %s %s, ptr %%istart.addr\n", e->it, digits[last].s);
 
   /* row: load the outer digits; per operand, the offset of the row's start */
   for (int j = 0; j < last; j++) {
     outer[j] = fresh(e);
-    put(&row, "  %s = load %s, ptr %%d.%d.addr\n", outer[j].s, e->it, j);
+    text_put(&row, "  %s = load %s, ptr %%d.%d.addr\n", outer[j].s, e->it, j);
   }
   val row_off[PLAN_MAX_OPERANDS];
   int row_operands = p->op == IXJ_OP_CAT ? 1 : p->op == IXJ_OP_FILL ? 1 : 2;
@@ -338,12 +304,12 @@ static ixj_status emit_elementwise(emitter *e, const char *name, const char *sig
       int l = e->label++;
       if (x->cat_start + x->cat_extent < p->shape[axis]) {
         val lt = fresh(e);
-        put(&inner, "  %s = icmp ult %s %s, %lld\n", lt.s, e->it, c.s, (long long)(x->cat_start + x->cat_extent));
-        put(&inner, "  br i1 %s, label %%in.%d, label %%next.%d\n", lt.s, l, l);
+        text_put(&inner, "  %s = icmp ult %s %s, %lld\n", lt.s, e->it, c.s, (long long)(x->cat_start + x->cat_extent));
+        text_put(&inner, "  br i1 %s, label %%in.%d, label %%next.%d\n", lt.s, l, l);
       } else {
-        put(&inner, "  br label %%in.%d\n", l);
+        text_put(&inner, "  br label %%in.%d\n", l);
       }
-      put(&inner, "in.%d:\n", l);
+      text_put(&inner, "in.%d:\n", l);
       val local[IXJ_MAX_RANK];
       int64_t extent[IXJ_MAX_RANK];
       memcpy(local, coord, sizeof local);
@@ -351,33 +317,33 @@ static ixj_status emit_elementwise(emitter *e, const char *name, const char *sig
       extent[axis] = x->cat_extent;
       if (x->cat_start) {
         local[axis] = fresh(e);
-        put(&inner, "  %s = sub nuw %s %s, %lld\n", local[axis].s, e->it, c.s, (long long)x->cat_start);
+        text_put(&inner, "  %s = sub nuw %s %s, %lld\n", local[axis].s, e->it, c.s, (long long)x->cat_start);
       }
       val so = emit_point_offset(e, &inner, x, r, local, extent);
       emit_move(e, &inner, off[0], k, so);
-      put(&inner, "  br label %%inner.latch\n");
-      put(&inner, "next.%d:\n", l);
+      text_put(&inner, "  br label %%inner.latch\n");
+      text_put(&inner, "next.%d:\n", l);
     }
-    put(&inner, "  unreachable\n");
-    put(&inner, "dead.%d:\n", e->label++); /* the template's fall-through branch */
+    text_put(&inner, "  unreachable\n");
+    text_put(&inner, "dead.%d:\n", e->label++); /* the template's fall-through branch */
   }
 
   /* odometer carries over the outer digits */
   for (int j = last - 1; j >= 0; j--) {
     val d = fresh(e), d1 = fresh(e), c = fresh(e), d2 = fresh(e);
-    put(&carry, "  %s = load %s, ptr %%d.%d.addr\n", d.s, e->it, j);
-    put(&carry, "  %s = add %s %s, 1\n", d1.s, e->it, d.s);
-    put(&carry, "  %s = icmp eq %s %s, %lld\n", c.s, e->it, d1.s, (long long)p->shape[j]);
-    put(&carry, "  %s = select i1 %s, %s 0, %s %s\n", d2.s, c.s, e->it, e->it, d1.s);
-    put(&carry, "  store %s %s, ptr %%d.%d.addr\n", e->it, d2.s, j);
+    text_put(&carry, "  %s = load %s, ptr %%d.%d.addr\n", d.s, e->it, j);
+    text_put(&carry, "  %s = add %s %s, 1\n", d1.s, e->it, d.s);
+    text_put(&carry, "  %s = icmp eq %s %s, %lld\n", c.s, e->it, d1.s, (long long)p->shape[j]);
+    text_put(&carry, "  %s = select i1 %s, %s 0, %s %s\n", d2.s, c.s, e->it, e->it, d1.s);
+    text_put(&carry, "  store %s %s, ptr %%d.%d.addr\n", e->it, d2.s, j);
     if (j > 0) {
-      put(&carry, "  br i1 %s, label %%carry.%d, label %%carry.done\n", c.s, j - 1);
-      put(&carry, "carry.%d:\n", j - 1);
+      text_put(&carry, "  br i1 %s, label %%carry.%d, label %%carry.done\n", c.s, j - 1);
+      text_put(&carry, "carry.%d:\n", j - 1);
     }
   }
   if (last > 0) {
-    put(&carry, "  br label %%carry.done\n");
-    put(&carry, "carry.done:\n");
+    text_put(&carry, "  br label %%carry.done\n");
+    text_put(&carry, "carry.done:\n");
   }
 
   char extent[32], step[16];
@@ -391,7 +357,7 @@ static ixj_status emit_elementwise(emitter *e, const char *name, const char *sig
                         "INNER_EXTENT", extent, "ROW_SETUP", row.buf ? row.buf : "", "INNER", inner.buf ? inner.buf : "",
                         "STEP", step, "CARRY", carry.buf ? carry.buf : "", "EXIT", exit_code(p),
                         "METADATA", ixj_template_metadata};
-    st = fill_template(ixj_template_elementwise, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
+    st = template_fill(ixj_template_elementwise, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   } else {
     ixj_fail(err, st, "out of memory while emitting IR");
   }
@@ -424,19 +390,19 @@ static ixj_status emit_tiled(emitter *e, const char *name, const char *signature
     od = emit_term(e, &tile, od, true, emit_rotate(e, &tile, digits[j], dst->rotate[j], p->shape[j]), dst->stride[j]);
     os = emit_term(e, &tile, os, true, emit_rotate(e, &tile, digits[j], src->rotate[j], p->shape[j]), src->stride[j]);
   }
-  put(&tile, "  %%od = add i64 %s, 0\n  %%os = add i64 %s, 0\n", od.s, os.s);
+  text_put(&tile, "  %%od = add i64 %s, 0\n  %%os = add i64 %s, 0\n", od.s, os.s);
   val tb = to_i64(e, &tile, digits[qb]), ta = to_i64(e, &tile, digits[qa]);
-  put(&tile, "  %%b0 = mul nuw nsw i64 %s, %d\n  %%a0 = mul nuw nsw i64 %s, %d\n", tb.s, T, ta.s, T);
-  put(&tile, "  %%b1 = add nuw nsw i64 %%b0, %d\n  %%a1 = add nuw nsw i64 %%a0, %d\n", T, T);
-  put(&tile, "  %%bfull = icmp slt i64 %%b1, %lld\n  %%bend = select i1 %%bfull, i64 %%b1, i64 %lld\n",
+  text_put(&tile, "  %%b0 = mul nuw nsw i64 %s, %d\n  %%a0 = mul nuw nsw i64 %s, %d\n", tb.s, T, ta.s, T);
+  text_put(&tile, "  %%b1 = add nuw nsw i64 %%b0, %d\n  %%a1 = add nuw nsw i64 %%a0, %d\n", T, T);
+  text_put(&tile, "  %%bfull = icmp slt i64 %%b1, %lld\n  %%bend = select i1 %%bfull, i64 %%b1, i64 %lld\n",
       (long long)p->shape[qb], (long long)p->shape[qb]);
-  put(&tile, "  %%afull = icmp slt i64 %%a1, %lld\n  %%aend = select i1 %%afull, i64 %%a1, i64 %lld\n",
+  text_put(&tile, "  %%afull = icmp slt i64 %%a1, %lld\n  %%aend = select i1 %%afull, i64 %%a1, i64 %lld\n",
       (long long)p->shape[qa], (long long)p->shape[qa]);
 
-  put(&brow, "  %%db = mul nsw i64 %%b, %lld\n  %%odb = add nsw i64 %%od, %%db\n", (long long)dst->stride[qb]);
-  put(&brow, "  %%sb = mul nsw i64 %%b, %lld\n  %%osb = add nsw i64 %%os, %%sb\n", (long long)src->stride[qb]);
-  put(&acol, "  %%da = mul nsw i64 %%a, %lld\n  %%dsti = add nsw i64 %%odb, %%da\n", (long long)dst->stride[qa]);
-  put(&acol, "  %%sa = mul nsw i64 %%a, %lld\n  %%srci = add nsw i64 %%osb, %%sa\n", (long long)src->stride[qa]);
+  text_put(&brow, "  %%db = mul nsw i64 %%b, %lld\n  %%odb = add nsw i64 %%od, %%db\n", (long long)dst->stride[qb]);
+  text_put(&brow, "  %%sb = mul nsw i64 %%b, %lld\n  %%osb = add nsw i64 %%os, %%sb\n", (long long)src->stride[qb]);
+  text_put(&acol, "  %%da = mul nsw i64 %%a, %lld\n  %%dsti = add nsw i64 %%odb, %%da\n", (long long)dst->stride[qa]);
+  text_put(&acol, "  %%sa = mul nsw i64 %%a, %lld\n  %%srci = add nsw i64 %%osb, %%sa\n", (long long)src->stride[qa]);
   emit_move(e, &acol, (val){"%dsti"}, 1, (val){"%srci"});
 
   char tile_s[16];
@@ -446,7 +412,7 @@ static ixj_status emit_tiled(emitter *e, const char *name, const char *signature
     const char *kv[] = {"TILE", tile_s, "SIGNATURE", signature, "NAME", name, "SETUP", setup.buf ? setup.buf : "",
                         "TILE_SETUP", tile.buf ? tile.buf : "", "BROW", brow.buf ? brow.buf : "",
                         "ACOL", acol.buf ? acol.buf : "", "EXIT", exit_code(p), "METADATA", ixj_template_metadata};
-    st = fill_template(ixj_template_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
+    st = template_fill(ixj_template_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   } else {
     ixj_fail(err, st, "out of memory while emitting IR");
   }
@@ -455,40 +421,6 @@ static ixj_status emit_tiled(emitter *e, const char *name, const char *signature
   free(brow.buf);
   free(acol.buf);
   return st;
-}
-
-/* ---- templates ------------------------------------------------------------ */
-
-/* Replaces every @@KEY@@ of tmpl by its value. */
-static ixj_status fill_template(const char *tmpl, const char *const *kv, int n, char **out, ixj_error *err) {
-  text t = {0};
-  const char *s = tmpl;
-  while (*s) {
-    const char *at = strstr(s, "@@");
-    if (!at) {
-      put(&t, "%s", s);
-      break;
-    }
-    while (at[2] == '@') at++; /* "@@@NAME@@": an IR global '@' before a slot */
-    put(&t, "%.*s", (int)(at - s), s);
-    const char *end = strstr(at + 2, "@@");
-    if (!end) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "template: unterminated @@");
-    size_t klen = (size_t)(end - at - 2);
-    int k = 0;
-    while (k < n && !(strlen(kv[2 * k]) == klen && !memcmp(kv[2 * k], at + 2, klen))) k++;
-    if (k == n) {
-      free(t.buf);
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "template: unknown slot @@%.*s@@", (int)klen, at + 2);
-    }
-    put(&t, "%s", kv[2 * k + 1]);
-    s = end + 2;
-  }
-  if (t.oom || !t.buf) {
-    free(t.buf);
-    return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
-  }
-  *out = t.buf;
-  return IXJ_OK;
 }
 
 ixj_status emit_llvm(const ixj_plan *p, const char *name, const char *signature, char **out, ixj_error *err) {

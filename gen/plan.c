@@ -128,13 +128,14 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
   if (inner_unit) {
     p->strategy = PLAN_INNER_CONTIGUOUS;
     /* explicit vectors when every row start is aligned to a whole vector */
-    int lanes = (int)(32 / p->elem_size);
+    int vector_bytes = req->gpu ? 16 : 32;
+    int lanes = (int)(vector_bytes / p->elem_size);
     bool ok = lanes > 1 && p->shape[last] % lanes == 0;
     for (int o = 0; o < p->num_operands && ok; o++) {
       if (!has_dims(p, o)) continue;
       uintptr_t base = req->pointers && req->pointers[o] ? (uintptr_t)req->pointers[o] : 0;
       uint64_t start = (uint64_t)base + (uint64_t)p->operand[o].runtime_offset * p->elem_size;
-      ok = start % (32u) == 0;
+      ok = start % (uint64_t)vector_bytes == 0;
       for (int j = 0; j < last && ok; j++) ok = p->operand[o].stride[j] % lanes == 0;
     }
     if (ok) p->vector_elems = lanes;
@@ -153,7 +154,7 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
     select_dims(p, order, m);
     p->strategy = PLAN_TILED;
     int t = (int)(128 / p->elem_size);
-    p->tile = t < 8 ? 8 : t > 64 ? 64 : t;
+    p->tile = req->gpu ? (p->elem_size <= 4 ? 32 : 16) : t < 8 ? 8 : t > 64 ? 64 : t;
     return;
   }
 }
@@ -205,7 +206,8 @@ ixj_status plan_build(const plan_request *req, ixj_plan *p, ixj_error *err) {
   for (int o = 0; o < p->num_operands; o++)
     for (int m = 0; m < p->operand[o].num_tail; m++) narrow = narrow && lmad_count(&p->operand[o].tail[m]) <= INT32_MAX;
   p->index_bits = narrow ? 32 : 64;
-  if (req->last_level_cache && (uint64_t)p->count * p->elem_size > req->last_level_cache) p->nontemporal = 1;
+  if (!req->gpu && req->last_level_cache && (uint64_t)p->count * p->elem_size > req->last_level_cache)
+    p->nontemporal = 1;
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) {
     uint64_t outer = (uint64_t)p->count / (uint64_t)(p->shape[p->rank - 1] * p->shape[p->rank - 2]);

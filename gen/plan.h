@@ -61,6 +61,7 @@ typedef struct plan_request {
   int cat_axis;
   const void *const *pointers; /* dst, srcs (may be NULL: alignment unknown, assume aligned) */
   size_t last_level_cache;     /* bytes; 0: never stream */
+  bool gpu;                    /* CUDA: 16-byte vectors, 32x32 (16x16 for wide elements) shared-memory tiles */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */

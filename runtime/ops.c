@@ -11,6 +11,9 @@
 #include "context_internal.h"
 #include "ixjit/ixjit.h"
 #include "error.h"
+#include "emit_cuda.h"
+#include "ixjit/cuda.h"
+#include "nvrtc.h"
 #include "plan.h"
 #include "validate.h"
 
@@ -22,14 +25,15 @@ static double now_ms(void) {
 
 /* The kernel's symbol: derived from the signature's hash, so distinct
  * signatures never clash in the JIT. */
-static void kernel_name(const char *signature, char name[48]) {
+static void kernel_name_of(const char *signature, char name[48]) {
   XXH128_hash_t h = XXH3_128bits(signature, strlen(signature));
   snprintf(name, 48, "ixj_%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
 }
 
 /* Planning needs the pointers only for their alignment: without buffers
  * (emission, warming) NULL means aligned and 1 means not. */
-static ixj_status make_plan(ixj_context *ctx, const op_call *c, const void *unaligned, ixj_plan *plan, ixj_error *err) {
+static ixj_status make_plan(ixj_context *ctx, const op_call *c, const void *unaligned, bool gpu, ixj_plan *plan,
+                            ixj_error *err) {
   const ixj_ixfun *srcs[IXJ_MAX_CAT_INPUTS];
   const void *ptrs[1 + IXJ_MAX_CAT_INPUTS];
   int n = c->op == IXJ_OP_FILL ? 0 : c->num_srcs;
@@ -39,13 +43,13 @@ static ixj_status make_plan(ixj_context *ctx, const op_call *c, const void *unal
     ptrs[1 + s] = c->shapes_only ? unaligned : c->srcs[s].data;
   }
   if (c->op == IXJ_OP_FILL) ptrs[1] = c->shapes_only ? unaligned : c->value;
-  plan_request req = {c->op, c->elem_size, c->dst->ixfun, n, srcs, c->axis, ptrs, ctx->last_level_cache};
+  plan_request req = {c->op, c->elem_size, c->dst->ixfun, n, srcs, c->axis, ptrs, ctx->last_level_cache, gpu};
   return plan_build(&req, plan, err);
 }
 
-/* The signature in a malloc'ed string. */
-static char *signature_of(ixj_context *ctx, const ixj_plan *plan) {
-  const char *target = jit_llvm_target(ctx->jit);
+/* The signature in a malloc'ed string; target NULL: this CPU. */
+static char *signature_of(ixj_context *ctx, const ixj_plan *plan, const char *target) {
+  if (!target) target = jit_llvm_target(ctx->jit);
   size_t n = plan_signature(plan, target, NULL, 0);
   char *s = malloc(n + 1);
   if (s) plan_signature(plan, target, s, n + 1);
@@ -157,7 +161,7 @@ static ixj_status run_op(ixj_context *ctx, const op_call *c, ixj_call_info *info
   ixj_call_info local = {false, false, 0, 0, "empty"};
   if (!plan) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   ixj_status st = op_validate(c, err);
-  if (st == IXJ_OK) st = make_plan(ctx, c, NULL, plan, err);
+  if (st == IXJ_OK) st = make_plan(ctx, c, NULL, false, plan, err);
   if (st != IXJ_OK || plan->strategy == PLAN_EMPTY) goto done;
   local.strategy = plan_strategy_name(plan->strategy);
 
@@ -176,13 +180,13 @@ static ixj_status run_op(ixj_context *ctx, const op_call *c, ixj_call_info *info
     local.run_ms = now_ms() - t0;
     goto done;
   }
-  char *signature = signature_of(ctx, plan);
+  char *signature = signature_of(ctx, plan, NULL);
   if (!signature) {
     st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     goto done;
   }
   char name[48];
-  kernel_name(signature, name);
+  kernel_name_of(signature, name);
   compile_job job = {ctx, c, plan, name, signature, true};
   st = cache_get(ctx->cache, signature, compile_kernel, &job, &l.fn, &local.cache_hit, &local.disk_hit,
                  &local.compile_ms, err);
@@ -230,7 +234,7 @@ typedef struct bufferless_call {
 } bufferless_call;
 
 static ixj_status plan_bufferless(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
-                                  const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
+                                  const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned, bool gpu,
                                   bufferless_call *b, ixj_plan **plan, ixj_error *err) {
   *plan = NULL;
   if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
@@ -241,7 +245,7 @@ static ixj_status plan_bufferless(ixj_context *ctx, ixj_op_kind op, const ixj_ix
   ixj_status st = op_validate(&b->call, err);
   if (st != IXJ_OK) return st;
   if (!(*plan = malloc(sizeof **plan))) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
-  st = make_plan(ctx, &b->call, aligned ? NULL : (const void *)1, *plan, err);
+  st = make_plan(ctx, &b->call, aligned ? NULL : (const void *)1, gpu, *plan, err);
   if (st != IXJ_OK) {
     free(*plan);
     *plan = NULL;
@@ -257,13 +261,13 @@ ixj_status ixj_emit_llvm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst,
   ixj_plan *plan;
   *ir = NULL;
   if (signature) *signature = NULL;
-  ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, true, &b, &plan, err);
+  ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, true, false, &b, &plan, err);
   if (st != IXJ_OK) return st;
-  char *sig = st == IXJ_OK ? signature_of(ctx, plan) : NULL;
+  char *sig = st == IXJ_OK ? signature_of(ctx, plan, NULL) : NULL;
   if (st == IXJ_OK && !sig) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   if (st == IXJ_OK) {
     char name[48];
-    kernel_name(sig, name);
+    kernel_name_of(sig, name);
     if (plan->strategy == PLAN_EMPTY || plan->strategy == PLAN_MEMCPY) {
       size_t n = strlen(sig) + 128;
       *ir = malloc(n);
@@ -289,16 +293,16 @@ ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int 
   if (!ctx->disk) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
   bufferless_call b;
   ixj_plan *plan;
-  ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, aligned, &b, &plan, err);
+  ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, aligned, false, &b, &plan, err);
   if (st != IXJ_OK) return st;
   *outcome = IXJ_WARM_NO_KERNEL;
   if (st == IXJ_OK && plan->strategy != PLAN_EMPTY && plan->strategy != PLAN_MEMCPY) {
-    char *sig = signature_of(ctx, plan);
+    char *sig = signature_of(ctx, plan, NULL);
     if (!sig) {
       st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     } else {
       char name[48], file[48];
-      kernel_name(sig, name);
+      kernel_name_of(sig, name);
       compile_job job = {ctx, &b.call, plan, name, sig, false};
       ixj_kernel_fn fn;
       bool hit, loaded;
@@ -323,4 +327,49 @@ ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int 
   }
   free(plan);
   return st;
+}
+
+ixj_status ixj_emit_cuda(ixj_context *ctx, const char *arch, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+                         const ixj_ixfun *const *srcs, int axis, size_t elem_size, char **source, char **kernel_name,
+                         ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && arch && dst && source && (srcs || num_srcs == 0));
+  int cc;
+  char target[32];
+  *source = NULL;
+  if (kernel_name) *kernel_name = NULL;
+  if (sscanf(arch, "sm_%d", &cc) != 1 || cc < 50 || cc > 999)
+    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA architecture '%s' is not of the form sm_XY", arch);
+  snprintf(target, sizeof target, "cuda:%s", arch);
+  bufferless_call b;
+  ixj_plan *plan;
+  ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, true, true, &b, &plan, err);
+  if (st != IXJ_OK) return st;
+  char *sig = signature_of(ctx, plan, target), name[48];
+  if (!sig) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (st == IXJ_OK) {
+    kernel_name_of(sig, name);
+    if (plan->strategy == PLAN_EMPTY || plan->strategy == PLAN_MEMCPY) {
+      size_t n = strlen(sig) + 128;
+      *source = malloc(n);
+      if (*source)
+        snprintf(*source, n, "// ixjit: strategy %s needs no kernel (cuMemcpy)\n// signature: %s\n",
+                 plan_strategy_name(plan->strategy), sig);
+      else
+        st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    } else {
+      st = emit_cuda(plan, name, sig, CUDA_DIV_MAGIC, source, err);
+    }
+    if (st == IXJ_OK && kernel_name && !(*kernel_name = strdup(name))) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  }
+  free(sig);
+  free(plan);
+  return st;
+}
+
+ixj_status ixj_compile_cuda(const char *source, const char *arch, void **binary, size_t *size, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, source && arch && binary && size);
+  int cc;
+  if ((sscanf(arch, "sm_%d", &cc) != 1 && sscanf(arch, "compute_%d", &cc) != 1) || cc < 50 || cc > 999)
+    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA architecture '%s' is not sm_XY or compute_XY", arch);
+  return nvrtc_compile(source, arch, binary, size, err);
 }

@@ -1,6 +1,7 @@
 /* `ixjit emit` and `ixjit run`: an operation from the command line.
  *
- *   ixjit emit copy|fill|cat --target llvm --dst IXFUN [--src IXFUN]... [--axis K] --elem-size E
+ *   ixjit emit copy|fill|cat --target llvm|cuda[:sm_XY]|ptx[:sm_XY]|cubin:sm_XY --dst IXFUN [--src IXFUN]...
+ *              [--axis K] --elem-size E [--out FILE]
  *   ixjit run  copy|fill|cat --dst IXFUN [--src IXFUN]... [--src-file F]... [--dst-file F]
  *              [--out F] [--value HEX] [--axis K] --elem-size E [--check]
  */
@@ -54,9 +55,9 @@ static int parse_op_args(int argc, char **argv, bool run, op_args *a) {
       long x = strtol(v, &end, 10);
       if (*end || x < 0 || x >= IXJ_MAX_RANK) return cli_error(CLI_USAGE, "--axis takes a dim number");
       a->axis = (int)x;
-    } else if (!strcmp(o, "--target") && !run) a->target = v;
+    } else if (!strcmp(o, "--target")) a->target = v;
     else if (!strcmp(o, "--dst-file") && run) a->dst_file = v;
-    else if (!strcmp(o, "--out") && run) a->out_file = v;
+    else if (!strcmp(o, "--out")) a->out_file = v;
     else if (!strcmp(o, "--value") && run) a->value_hex = v;
     else return cli_error(CLI_USAGE, "unknown option '%s'", o);
   }
@@ -87,25 +88,68 @@ static void free_ixfuns(ixj_ixfun *dst, ixj_ixfun **srcs, int n) {
   for (int k = 0; k < n; k++) ixj_ixfun_free(srcs[k]);
 }
 
+/* --target: llvm | cuda[:sm_XY] | ptx[:sm_XY] | cubin:sm_XY. */
+typedef struct target_spec {
+  enum { TARGET_LLVM, TARGET_CUDA, TARGET_PTX, TARGET_CUBIN } kind;
+  char arch[16]; /* sm_XY */
+} target_spec;
+
+static int parse_target(const char *t, target_spec *out) {
+  const char *colon = strchr(t, ':');
+  size_t n = colon ? (size_t)(colon - t) : strlen(t);
+  snprintf(out->arch, sizeof out->arch, "%s", colon ? colon + 1 : "sm_80");
+  int cc;
+  if (sscanf(out->arch, "sm_%d", &cc) != 1) return cli_error(CLI_USAGE, "--target %s: the architecture must be sm_XY", t);
+  if (n == 4 && !strncmp(t, "llvm", 4) && !colon) out->kind = TARGET_LLVM;
+  else if (n == 4 && !strncmp(t, "cuda", 4)) out->kind = TARGET_CUDA;
+  else if (n == 3 && !strncmp(t, "ptx", 3)) out->kind = TARGET_PTX;
+  else if (n == 5 && !strncmp(t, "cubin", 5) && colon) out->kind = TARGET_CUBIN;
+  else return cli_error(CLI_USAGE, "--target %s: use llvm, cuda[:sm_XY], ptx[:sm_XY] or cubin:sm_XY", t);
+  return CLI_OK;
+}
+
+static int write_output(const char *path, const void *data, size_t size) {
+  FILE *f = path ? fopen(path, "wb") : stdout;
+  bool ok = f && fwrite(data, 1, size, f) == size;
+  if (path && f) ok = fclose(f) == 0 && ok;
+  return ok ? CLI_OK : cli_error(CLI_FAILED, "cannot write %s", path ? path : "the output");
+}
+
 int cmd_emit(int argc, char **argv) {
   op_args a;
   ixj_ixfun *dst = NULL, *srcs[IXJ_MAX_CAT_INPUTS] = {0};
   ixj_context *ctx = NULL;
   ixj_error err;
-  char *ir = NULL;
+  char *text = NULL;
+  target_spec target;
   int rc = parse_op_args(argc, argv, false, &a);
-  if (rc == CLI_OK && strcmp(a.target, "llvm"))
-    rc = cli_error(CLI_USAGE, "--target %s is not available (llvm only in this version)", a.target);
+  if (rc == CLI_OK) rc = parse_target(a.target, &target);
+  if (rc == CLI_OK && target.kind == TARGET_CUBIN && !a.out_file) rc = cli_error(CLI_USAGE, "a CUBIN needs --out FILE");
   if (rc == CLI_OK) rc = parse_ixfuns(&a, &dst, srcs);
   if (rc == CLI_OK && ixj_context_create(&(ixj_context_options){.num_threads = 1, .disk_cache = -1}, &ctx, &err) != IXJ_OK)
     rc = cli_error(CLI_FAILED, "%s", err.message);
   if (rc == CLI_OK) {
-    ixj_status st = ixj_emit_llvm(ctx, a.op, dst, a.num_src_text, (const ixj_ixfun *const *)srcs, a.axis, a.elem_size,
-                                  &ir, NULL, &err);
-    if (st != IXJ_OK) rc = cli_error(st == IXJ_ERR_NO_MEMORY ? CLI_FAILED : CLI_USAGE, "%s", err.message);
-    else fputs(ir, stdout);
+    const ixj_ixfun *const *s = (const ixj_ixfun *const *)srcs;
+    ixj_status st = target.kind == TARGET_LLVM
+                        ? ixj_emit_llvm(ctx, a.op, dst, a.num_src_text, s, a.axis, a.elem_size, &text, NULL, &err)
+                        : ixj_emit_cuda(ctx, target.arch, a.op, dst, a.num_src_text, s, a.axis, a.elem_size, &text, NULL, &err);
+    if (st != IXJ_OK) {
+      rc = cli_error(st == IXJ_ERR_NO_MEMORY ? CLI_FAILED : CLI_USAGE, "%s", err.message);
+    } else if (target.kind == TARGET_LLVM || target.kind == TARGET_CUDA) {
+      rc = write_output(a.out_file, text, strlen(text));
+    } else if (strstr(text, "needs no kernel")) {
+      rc = cli_error(CLI_USAGE, "this operation needs no kernel (a plain memory copy)");
+    } else {
+      char arch[24];
+      void *bin = NULL;
+      size_t size = 0;
+      snprintf(arch, sizeof arch, "%s_%s", target.kind == TARGET_PTX ? "compute" : "sm", target.arch + 3);
+      if (ixj_compile_cuda(text, arch, &bin, &size, &err) != IXJ_OK) rc = cli_error(CLI_FAILED, "%s", err.message);
+      else rc = write_output(a.out_file, bin, size);
+      free(bin);
+    }
   }
-  free(ir);
+  free(text);
   ixj_context_destroy(ctx);
   free_ixfuns(dst, srcs, a.num_src_text);
   return rc;
@@ -168,6 +212,8 @@ int cmd_run(int argc, char **argv) {
   ixj_context *ctx = NULL;
   ixj_error err;
   int rc = parse_op_args(argc, argv, true, &a);
+  if (rc == CLI_OK && strcmp(a.target, "llvm") && strcmp(a.target, "cpu"))
+    rc = cli_error(CLI_FAILED, "--target %s: CUDA unavailable: running on a GPU is not built in this version", a.target);
   if (rc == CLI_OK) rc = parse_ixfuns(&a, &dst, srcs);
   if (rc == CLI_OK && a.op == IXJ_OP_FILL) rc = parse_hex_value(a.value_hex, a.elem_size, value);
   for (int k = 0; rc == CLI_OK && k < a.num_src_text; k++) {

@@ -4,6 +4,7 @@
 #define IXJIT_IXJIT_H
 
 #include "ixjit/context.h"
+#include "ixjit/cuda.h"
 #include "ixjit/divmod.h"
 #include "ixjit/ixfun.h"
 #include "ixjit/ops.h"

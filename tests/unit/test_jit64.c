@@ -19,7 +19,7 @@ static jit_llvm *jit;
 static void check_windows(const char *dst_text, const char *src_text) {
   ixj_ixfun *dst = parse_ok(dst_text), *src = parse_ok(src_text);
   const ixj_ixfun *srcs[1] = {src};
-  plan_request req = {IXJ_OP_COPY, 8, dst, 1, srcs, 0, NULL, 0};
+  plan_request req = {IXJ_OP_COPY, 8, dst, 1, srcs, 0, NULL, 0, false};
   ixj_plan *p = malloc(sizeof *p);
   ixj_error err;
   assert_int_equal(plan_build(&req, p, &err), IXJ_OK);
