@@ -48,7 +48,17 @@ check help 0 -- "$ixjit" --help
 # emit and run (the CPU JIT)
 hex() { od -An -tx1 -v "$1" | tr -d ' \n'; }
 tmp=$(mktemp -d)
-check emit-bad-target 2 "" "$ixjit" emit copy --target cuda --dst 'iota 4' --src 'iota 4' --elem-size 4
+check emit-bad-target 2 "" "$ixjit" emit copy --target metal --dst 'iota 4' --src 'iota 4' --elem-size 4
+check emit-bad-arch 2 "" "$ixjit" emit copy --target cuda:gfx90a --dst 'iota 4' --src 'iota 4' --elem-size 4
+check emit-cubin-needs-out 2 "" "$ixjit" emit copy --target cubin:sm_90 --dst 'iota 4 5' --src 'iota 5 4 | permute 1 0' --elem-size 4
+cu=$("$ixjit" emit copy --target cuda:sm_90 --dst 'iota 4 5' --src 'iota 5 4 | permute 1 0 | rotate 1 1' --elem-size 4)
+case "$cu" in *'extern "C" __global__'*__umulhi*) pass=$((pass + 1)) ;; *) echo "FAIL emit cuda: $cu"; fail=$((fail + 1)) ;; esac
+if ptx=$("$ixjit" emit copy --target ptx:sm_90 --dst 'iota 4 5' --src 'iota 5 4 | permute 1 0 | rotate 1 1' --elem-size 4 2>&1); then
+  case "$ptx" in *".target sm_90"*) case "$ptx" in *div.u*|*div.s*|*rem.*) echo "FAIL ptx has division"; fail=$((fail + 1)) ;; *) pass=$((pass + 1)) ;; esac ;;
+    *) echo "FAIL ptx: $ptx"; fail=$((fail + 1)) ;; esac
+else
+  echo "skipped: PTX checks ($ptx)"
+fi
 check emit-missing-size 2 "" "$ixjit" emit copy --dst 'iota 4' --src 'iota 4'
 check emit-bad-ixfun 2 "" "$ixjit" emit copy --dst 'iota 4 |' --src 'iota 4' --elem-size 4
 check run-fill-no-value 2 "" "$ixjit" run fill --dst 'iota 4' --elem-size 4
