@@ -25,6 +25,7 @@ typedef struct cemit {
   const char *it;   /* ixj_index's C type */
   int tmp;
   int divisors;     /* CUDA_DIV_RUNTIME: runtime divisors used so far */
+  uint32_t divisor[CUDA_MAX_RUNTIME_DIVISORS];
   const char *vec;  /* vector type name, or NULL */
 } cemit;
 
@@ -90,8 +91,10 @@ static cval magic_remainder(cemit *e, text *t, const ixj_remainder *rm, cval n) 
 
 /* PyTorch's IntDivider: q = (umulhi(n, m1) + n) >> s, with m1, s and d read
  * from the arguments (32-bit index math; plain runtime division otherwise). */
-static cval runtime_quotient(cemit *e, text *t, cval n) {
-  int k = e->divisors++;
+static cval runtime_quotient(cemit *e, text *t, cval n, uint64_t d) {
+  int k = e->divisors < CUDA_MAX_RUNTIME_DIVISORS ? e->divisors : CUDA_MAX_RUNTIME_DIVISORS - 1;
+  e->divisor[k] = (uint32_t)d;
+  e->divisors = k + 1;
   if (e->w == 64) return fresh(e, t, "ixj_index", "%s / a.div_value[%d]", n.s, k);
   return fresh(e, t, "ixj_index", "(__umulhi(%s, a.div_magic[%d]) + %s) >> a.div_shift[%d]", n.s, k, n.s, k);
 }
@@ -104,10 +107,10 @@ static cval digit(cemit *e, text *t, uint64_t inner, uint64_t extent, uint64_t b
     return outermost ? q : fresh(e, t, "ixj_index", "%s %% %llu%s", q.s, (unsigned long long)extent, suffix(e));
   }
   if (e->division == CUDA_DIV_RUNTIME) {
-    cval q = inner == 1 ? n : runtime_quotient(e, t, n);
+    cval q = inner == 1 ? n : runtime_quotient(e, t, n, inner);
     if (outermost) return q;
     int k = e->divisors;
-    cval q2 = runtime_quotient(e, t, q);
+    cval q2 = runtime_quotient(e, t, q, extent);
     return fresh(e, t, "ixj_index", "%s - %s * a.div_value[%d]", q.s, q2.s, k);
   }
   ixj_digit dg;
@@ -305,15 +308,33 @@ static ixj_status tiled(cemit *e, const char *name, const char *signature, char 
   return st;
 }
 
+static ixj_status emit_any(const ixj_plan *p, const char *name, const char *signature, cuda_division division,
+                           char **out, cuda_divisors *divisors, ixj_error *err);
+
 ixj_status emit_cuda(const ixj_plan *p, const char *name, const char *signature, cuda_division division, char **out,
                      ixj_error *err) {
-  cemit e = {p, division, p->index_bits, p->index_bits == 32 ? "unsigned" : "unsigned long long", 0, 0, NULL};
+  return emit_any(p, name, signature, division, out, NULL, err);
+}
+
+ixj_status emit_cuda_runtime(const ixj_plan *p, const char *name, char **out, cuda_divisors *divisors, ixj_error *err) {
+  return emit_any(p, name, "runtime-magic baseline", CUDA_DIV_RUNTIME, out, divisors, err);
+}
+
+static ixj_status emit_any(const ixj_plan *p, const char *name, const char *signature, cuda_division division,
+                           char **out, cuda_divisors *divisors, ixj_error *err) {
+  cemit e = {p, division, p->index_bits, p->index_bits == 32 ? "unsigned" : "unsigned long long", 0, 0, {0}, NULL};
   *out = NULL;
   if (p->strategy == PLAN_EMPTY || p->strategy == PLAN_MEMCPY)
     return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "a %s plan has no kernel", plan_strategy_name(p->strategy));
   /* whole 16-byte vectors per access when the plan proved alignment */
   if (p->vector_elems > 1 && (size_t)p->vector_elems * p->elem_size == 16) e.vec = "uint4";
-  return p->strategy == PLAN_TILED ? tiled(&e, name, signature, out, err) : elementwise(&e, name, signature, out, err);
+  ixj_status st = p->strategy == PLAN_TILED ? tiled(&e, name, signature, out, err)
+                                            : elementwise(&e, name, signature, out, err);
+  if (divisors) {
+    divisors->count = e.divisors;
+    memcpy(divisors->value, e.divisor, sizeof e.divisor);
+  }
+  return st;
 }
 
 void cuda_launch_shape(const ixj_plan *p, uint64_t units, unsigned *blocks, unsigned *block_x, unsigned *block_y) {

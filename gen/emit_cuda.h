@@ -18,9 +18,19 @@ typedef enum cuda_division {
 #define CUDA_THREADS_PER_BLOCK 256
 #define CUDA_UNITS_PER_THREAD 4
 
-/* malloc'ed CUDA C defining extern "C" `name`. */
+#define CUDA_MAX_RUNTIME_DIVISORS 64
+
+/* CUDA_DIV_RUNTIME: the divisors the kernel reads from a.div_value[k] (and
+ * its IntDivider magic from a.div_magic[k], a.div_shift[k]), in order. */
+typedef struct cuda_divisors {
+  int count;
+  uint32_t value[CUDA_MAX_RUNTIME_DIVISORS];
+} cuda_divisors;
+
+/* malloc'ed CUDA C defining extern "C" `name`; divisors may be NULL. */
 ixj_status emit_cuda(const ixj_plan *p, const char *name, const char *signature, cuda_division division, char **out,
                      ixj_error *err);
+ixj_status emit_cuda_runtime(const ixj_plan *p, const char *name, char **out, cuda_divisors *divisors, ixj_error *err);
 /* Blocks and threads per block for the plan's work units. */
 void cuda_launch_shape(const ixj_plan *p, uint64_t units, unsigned *blocks, unsigned *block_x, unsigned *block_y);
 

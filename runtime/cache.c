@@ -21,7 +21,7 @@ typedef struct entry {
   XXH128_hash_t hash;
   char *signature;
   entry_state state;
-  ixj_kernel_fn fn;
+  kernel_ref kernel;
   ixj_error error; /* FAILED */
   struct entry *next;
 } entry;
@@ -67,9 +67,9 @@ static entry *find(kernel_cache *c, XXH128_hash_t h, const char *signature) {
   return NULL;
 }
 
-static ixj_status ready_or_failed(const entry *e, ixj_kernel_fn *fn, ixj_error *err) {
+static ixj_status ready_or_failed(const entry *e, kernel_ref *kernel, ixj_error *err) {
   if (e->state == READY) {
-    *fn = e->fn;
+    *kernel = e->kernel;
     return IXJ_OK;
   }
   if (err) *err = e->error;
@@ -77,7 +77,7 @@ static ixj_status ready_or_failed(const entry *e, ixj_kernel_fn *fn, ixj_error *
 }
 
 ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn compile, void *arg,
-                     ixj_kernel_fn *fn, bool *hit, bool *loaded, double *compile_ms, ixj_error *err) {
+                     kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, ixj_error *err) {
   XXH128_hash_t h = XXH3_128bits(signature, strlen(signature));
   *hit = false;
   *loaded = false;
@@ -87,7 +87,7 @@ ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn co
   if (e && e->state != COMPILING) {
     c->stats.hits++;
     *hit = true;
-    ixj_status st = ready_or_failed(e, fn, err);
+    ixj_status st = ready_or_failed(e, kernel, err);
     pthread_mutex_unlock(&c->lock);
     return st;
   }
@@ -95,7 +95,7 @@ ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn co
   if (e) { /* another thread compiles it: wait; for this caller, a hit */
     while (e->state == COMPILING) pthread_cond_wait(&c->compiled, &c->lock);
     *hit = true;
-    ixj_status st = ready_or_failed(e, fn, err);
+    ixj_status st = ready_or_failed(e, kernel, err);
     pthread_mutex_unlock(&c->lock);
     return st;
   }
@@ -115,7 +115,7 @@ ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn co
   pthread_mutex_unlock(&c->lock);
 
   double t0 = now_ms();
-  ixj_kernel_fn compiled = NULL;
+  kernel_ref compiled = {NULL};
   ixj_error cerr = {IXJ_OK, 0, ""};
   ixj_status st = compile(arg, &compiled, loaded, &cerr);
   double dt = now_ms() - t0;
@@ -126,8 +126,8 @@ ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn co
   c->stats.compile_ms += dt;
   if (st == IXJ_OK) {
     e->state = READY;
-    e->fn = compiled;
-    *fn = compiled;
+    e->kernel = compiled;
+    *kernel = compiled;
   } else {
     c->stats.failures++;
     e->state = FAILED;

@@ -9,9 +9,15 @@
 
 typedef struct kernel_cache kernel_cache;
 
+/* A loaded kernel: a CPU function, or a CUDA kernel handle. */
+typedef union kernel_ref {
+  ixj_kernel_fn cpu;
+  void *cuda;
+} kernel_ref;
+
 /* Loads or compiles the kernel of a signature (called at most once per
  * signature); *loaded tells a disk hit from a compile. */
-typedef ixj_status (*cache_compile_fn)(void *arg, ixj_kernel_fn *fn, bool *loaded, ixj_error *err);
+typedef ixj_status (*cache_compile_fn)(void *arg, kernel_ref *kernel, bool *loaded, ixj_error *err);
 
 ixj_status cache_create(kernel_cache **out, ixj_error *err);
 void cache_destroy(kernel_cache *c);
@@ -20,7 +26,7 @@ void cache_destroy(kernel_cache *c);
  * *hit = true: they compiled nothing). A failed compile is remembered and
  * reported to every later caller. */
 ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn compile, void *arg,
-                     ixj_kernel_fn *fn, bool *hit, bool *loaded, double *compile_ms, ixj_error *err);
+                     kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, ixj_error *err);
 void cache_stats(kernel_cache *c, ixj_cache_stats *out);
 
 #endif

@@ -1,24 +1,42 @@
 /* DLPack tensors -> operands. */
 #include "ixjit/dlpack.h"
 
+#include <stdbool.h>
+
 #include <stdlib.h>
 
 #include "checked.h"
 #include "error.h"
 #include "ixfun_internal.h"
+#include "ixjit/cuda.h"
 
 typedef struct dl_operand {
   ixj_operand op;
   ixj_ixfun *ixfun;
   size_t elem_size;
+  bool gpu;
 } dl_operand;
+
+/* Device memory (the CUDA path) or host memory (the CPU path). */
+static bool on_gpu(const DLTensor *t) {
+  return t && (t->device.device_type == kDLCUDA || t->device.device_type == kDLCUDAManaged);
+}
+
+static ixj_status same_device(const dl_operand *d, const dl_operand *s, ixj_error *err) {
+  return d->gpu == s->gpu ? IXJ_OK
+                          : ixj_fail(err, IXJ_ERR_MISMATCH, "the tensors live on different devices (CPU and CUDA)");
+}
 
 static ixj_status from_tensor(const DLTensor *t, const char *what, dl_operand *out, ixj_error *err) {
   out->ixfun = NULL;
   if (!t) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: NULL tensor", what);
-  if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: device type %d is not supported (CPU tensors only)", what,
-                    (int)t->device.device_type);
+  if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost && t->device.device_type != kDLCUDA &&
+      t->device.device_type != kDLCUDAManaged)
+    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: device type %d is not supported (CPU and CUDA tensors only)",
+                    what, (int)t->device.device_type);
+  if ((t->device.device_type == kDLCUDA || t->device.device_type == kDLCUDAManaged) && t->device.device_id != 0)
+    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: CUDA device %d: only device 0 is supported", what,
+                    (int)t->device.device_id);
   if (t->ndim < 0 || t->ndim > IXJ_MAX_RANK)
     return ixj_fail(err, IXJ_ERR_LIMIT, "%s: rank %d is outside 0..%d", what, t->ndim, IXJ_MAX_RANK);
   size_t bits = (size_t)t->dtype.bits * t->dtype.lanes;
@@ -52,17 +70,21 @@ static ixj_status from_tensor(const DLTensor *t, const char *what, dl_operand *o
   }
   out->ixfun = f;
   out->op.ixfun = f;
+  out->gpu = on_gpu(t);
   return IXJ_OK;
 }
 
 ixj_status ixj_copy_dlpack(ixj_context *ctx, const DLTensor *dst, const DLTensor *src, ixj_call_info *info,
                            ixj_error *err) {
-  dl_operand d = {{0}, NULL, 0}, s = {{0}, NULL, 0};
+  dl_operand d = {{0}, NULL, 0, false}, s = {{0}, NULL, 0, false};
   ixj_status st = from_tensor(dst, "destination", &d, err);
   if (st == IXJ_OK) st = from_tensor(src, "source", &s, err);
   if (st == IXJ_OK && d.elem_size != s.elem_size)
     st = ixj_fail(err, IXJ_ERR_MISMATCH, "element sizes differ (%zu and %zu bytes)", d.elem_size, s.elem_size);
-  if (st == IXJ_OK) st = ixj_copy(ctx, &d.op, &s.op, d.elem_size, info, err);
+  if (st == IXJ_OK) st = same_device(&d, &s, err);
+  if (st == IXJ_OK)
+    st = d.gpu ? ixj_copy_cuda(ctx, &d.op, &s.op, d.elem_size, NULL, info, err)
+               : ixj_copy(ctx, &d.op, &s.op, d.elem_size, info, err);
   ixj_ixfun_free(d.ixfun);
   ixj_ixfun_free(s.ixfun);
   return st;
@@ -70,9 +92,11 @@ ixj_status ixj_copy_dlpack(ixj_context *ctx, const DLTensor *dst, const DLTensor
 
 ixj_status ixj_fill_dlpack(ixj_context *ctx, const DLTensor *dst, const void *value, ixj_call_info *info,
                            ixj_error *err) {
-  dl_operand d = {{0}, NULL, 0};
+  dl_operand d = {{0}, NULL, 0, false};
   ixj_status st = from_tensor(dst, "destination", &d, err);
-  if (st == IXJ_OK) st = ixj_fill(ctx, &d.op, value, d.elem_size, info, err);
+  if (st == IXJ_OK)
+    st = d.gpu ? ixj_fill_cuda(ctx, &d.op, value, d.elem_size, NULL, info, err)
+               : ixj_fill(ctx, &d.op, value, d.elem_size, info, err);
   ixj_ixfun_free(d.ixfun);
   return st;
 }
@@ -81,7 +105,7 @@ ixj_status ixj_cat_dlpack(ixj_context *ctx, const DLTensor *dst, int axis, int n
                           ixj_call_info *info, ixj_error *err) {
   if (num_srcs < 1 || num_srcs > IXJ_MAX_CAT_INPUTS || !srcs)
     return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
-  dl_operand d = {{0}, NULL, 0}, s[IXJ_MAX_CAT_INPUTS];
+  dl_operand d = {{0}, NULL, 0, false}, s[IXJ_MAX_CAT_INPUTS];
   ixj_operand ops[IXJ_MAX_CAT_INPUTS];
   for (int k = 0; k < num_srcs; k++) s[k].ixfun = NULL;
   ixj_status st = from_tensor(dst, "destination", &d, err);
@@ -90,9 +114,12 @@ ixj_status ixj_cat_dlpack(ixj_context *ctx, const DLTensor *dst, int axis, int n
     if (st == IXJ_OK && s[k].elem_size != d.elem_size)
       st = ixj_fail(err, IXJ_ERR_MISMATCH, "input %d: element size %zu differs from the destination's %zu", k,
                     s[k].elem_size, d.elem_size);
+    if (st == IXJ_OK) st = same_device(&d, &s[k], err);
     ops[k] = s[k].op;
   }
-  if (st == IXJ_OK) st = ixj_cat(ctx, &d.op, axis, num_srcs, ops, d.elem_size, info, err);
+  if (st == IXJ_OK)
+    st = d.gpu ? ixj_cat_cuda(ctx, &d.op, axis, num_srcs, ops, d.elem_size, NULL, info, err)
+               : ixj_cat(ctx, &d.op, axis, num_srcs, ops, d.elem_size, info, err);
   ixj_ixfun_free(d.ixfun);
   for (int k = 0; k < num_srcs; k++) ixj_ixfun_free(s[k].ixfun);
   return st;

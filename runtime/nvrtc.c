@@ -109,6 +109,13 @@ bool nvrtc_supports(int cc) {
   return false;
 }
 
+int nvrtc_newest(void) {
+  int newest = 0;
+  if (ready(NULL) != IXJ_OK) return 0;
+  for (int k = 0; k < nv.num_archs; k++) newest = nv.archs[k] > newest ? nv.archs[k] : newest;
+  return newest;
+}
+
 ixj_status nvrtc_compile(const char *source, const char *arch, void **binary, size_t *size, ixj_error *err) {
   return nvrtc_compile_with_ptx(source, arch, binary, size, NULL, err);
 }

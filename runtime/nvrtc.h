@@ -21,5 +21,7 @@ ixj_status nvrtc_compile_with_ptx(const char *source, const char *arch, void **c
 ixj_status nvrtc_version(char *buf, size_t size, ixj_error *err);
 /* Whether NVRTC can compile for sm_XY (cc = 10*X + Y). */
 bool nvrtc_supports(int cc);
+/* The newest architecture NVRTC supports (0 when it cannot be loaded). */
+int nvrtc_newest(void);
 
 #endif

@@ -11,6 +11,7 @@
 #include "context_internal.h"
 #include "ixjit/ixjit.h"
 #include "error.h"
+#include "cuda_driver.h"
 #include "emit_cuda.h"
 #include "ixjit/cuda.h"
 #include "nvrtc.h"
@@ -106,7 +107,7 @@ static void record_call(const compile_job *j) {
 }
 
 /* Memory missed: the disk, then a compile (written back to the disk). */
-static ixj_status compile_kernel(void *arg, ixj_kernel_fn *fn, bool *loaded, ixj_error *err) {
+static ixj_status compile_kernel(void *arg, kernel_ref *kernel, bool *loaded, ixj_error *err) {
   compile_job *j = arg;
   ixj_context *ctx = j->ctx;
   char *key = ctx->disk ? disk_key(j) : NULL, *ir = NULL;
@@ -114,7 +115,7 @@ static ixj_status compile_kernel(void *arg, ixj_kernel_fn *fn, bool *loaded, ixj
   size_t size = 0;
   ixj_status st = IXJ_ERR_NO_MEMORY;
   if (key && disk_cache_load(ctx->disk, key, &object, &size)) {
-    st = jit_llvm_link(ctx->jit, object, size, j->name, fn, err);
+    st = jit_llvm_link(ctx->jit, object, size, j->name, &kernel->cpu, err);
     *loaded = st == IXJ_OK;
     free(object);
     object = NULL;
@@ -127,7 +128,7 @@ static ixj_status compile_kernel(void *arg, ixj_kernel_fn *fn, bool *loaded, ixj
       if (disk_cache_store(ctx->disk, key, object, size, &werr) != IXJ_OK)
         ctx_warn_disk_once(ctx, werr.message); /* compiling without writing */
     }
-    if (st == IXJ_OK) st = jit_llvm_link(ctx->jit, object, size, j->name, fn, err);
+    if (st == IXJ_OK) st = jit_llvm_link(ctx->jit, object, size, j->name, &kernel->cpu, err);
   }
   /* record what the disk cache lacked: what an offline job should warm */
   if (st == IXJ_OK && !*loaded && j->record && ctx->record_fd >= 0) record_call(j);
@@ -188,8 +189,10 @@ static ixj_status run_op(ixj_context *ctx, const op_call *c, ixj_call_info *info
   char name[48];
   kernel_name_of(signature, name);
   compile_job job = {ctx, c, plan, name, signature, true};
-  st = cache_get(ctx->cache, signature, compile_kernel, &job, &l.fn, &local.cache_hit, &local.disk_hit,
+  kernel_ref kernel;
+  st = cache_get(ctx->cache, signature, compile_kernel, &job, &kernel, &local.cache_hit, &local.disk_hit,
                  &local.compile_ms, err);
+  l.fn = kernel.cpu;
   if (st == IXJ_OK && !local.cache_hit)
     ctx_log(ctx, IXJ_LOG_DEBUG, "%s %s (%s) in %.2f ms", local.disk_hit ? "loaded" : "compiled", name, local.strategy,
             local.compile_ms);
@@ -304,10 +307,10 @@ ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int 
       char name[48], file[48];
       kernel_name_of(sig, name);
       compile_job job = {ctx, &b.call, plan, name, sig, false};
-      ixj_kernel_fn fn;
+      kernel_ref kernel;
       bool hit, loaded;
       double ms;
-      st = cache_get(ctx->cache, sig, compile_kernel, &job, &fn, &hit, &loaded, &ms, err);
+      st = cache_get(ctx->cache, sig, compile_kernel, &job, &kernel, &hit, &loaded, &ms, err);
       char *key = st == IXJ_OK ? disk_key(&job) : NULL;
       if (st == IXJ_OK && !key) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
       if (st == IXJ_OK) {
@@ -373,3 +376,134 @@ ixj_status ixj_compile_cuda(const char *source, const char *arch, void **binary,
     return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA architecture '%s' is not sm_XY or compute_XY", arch);
   return nvrtc_compile(source, arch, binary, size, err);
 }
+
+/* ---- CUDA device memory ---------------------------------------------------- */
+
+typedef struct cuda_job {
+  const ixj_plan *plan;
+  const char *name, *signature;
+  int cc;
+} cuda_job;
+
+static ixj_status compile_cuda_kernel(void *arg, kernel_ref *kernel, bool *loaded, ixj_error *err) {
+  cuda_job *j = arg;
+  char *src = NULL, arch[24];
+  void *image = NULL;
+  size_t size;
+  *loaded = false;
+  /* a CUBIN for exactly this GPU; PTX when it is newer than NVRTC knows */
+  if (nvrtc_supports(j->cc)) snprintf(arch, sizeof arch, "sm_%d", j->cc);
+  else snprintf(arch, sizeof arch, "compute_%d", nvrtc_newest());
+  ixj_status st = emit_cuda(j->plan, j->name, j->signature, CUDA_DIV_MAGIC, &src, err);
+  if (st == IXJ_OK) st = nvrtc_compile(src, arch, &image, &size, err);
+  if (st == IXJ_OK) st = cuda_load_kernel(image, j->name, &kernel->cuda, err);
+  free(image);
+  free(src);
+  return st;
+}
+
+/* The kernels' argument struct (templates/cuda/prelude.cu) for MAGIC kernels:
+ * ptr[N], off[N], value[2], and three one-element divisor arrays. */
+static size_t cuda_args(const op_call *c, const ixj_plan *plan, unsigned char *buf, size_t size) {
+  int n = plan->num_operands;
+  size_t need = (size_t)16 * n + 16 + 16;
+  if (need > size) return 0;
+  memset(buf, 0, need);
+  for (int o = 0; o < n; o++) {
+    const void *p = o == 0 ? c->dst->data : c->op == IXJ_OP_FILL ? NULL : c->srcs[o - 1].data;
+    int64_t off = plan->operand[o].runtime_offset;
+    memcpy(buf + 8 * o, &p, 8);
+    memcpy(buf + 8 * (size_t)n + 8 * o, &off, 8);
+  }
+  if (c->op == IXJ_OP_FILL) memcpy(buf + 16 * (size_t)n, c->value, c->elem_size);
+  return need;
+}
+
+static ixj_status run_cuda(ixj_context *ctx, const op_call *c, void *stream, ixj_call_info *info, ixj_error *err) {
+  ixj_call_info local = {false, false, 0, 0, "empty"};
+  int cc = 0;
+  ixj_status st = cuda_device(&cc, err);
+  if (st == IXJ_OK) st = op_validate(c, err);
+  ixj_plan *plan = st == IXJ_OK ? malloc(sizeof *plan) : NULL;
+  if (st == IXJ_OK && !plan) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (st == IXJ_OK) st = make_plan(ctx, c, NULL, true, plan, err);
+  if (st != IXJ_OK || plan->strategy == PLAN_EMPTY) goto done;
+  local.strategy = plan_strategy_name(plan->strategy);
+  if (plan->strategy == PLAN_MEMCPY) {
+    local.cache_hit = true;
+    size_t e = c->elem_size;
+    st = cuda_memcpy_dtod((char *)c->dst->data + plan->operand[0].runtime_offset * (int64_t)e,
+                          (const char *)c->srcs[0].data + plan->operand[1].runtime_offset * (int64_t)e,
+                          (size_t)plan->count * e, stream, err);
+    goto done;
+  }
+  char target[32], name[48];
+  snprintf(target, sizeof target, "cuda:sm_%d", cc);
+  char *sig = signature_of(ctx, plan, target);
+  if (!sig) {
+    st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    goto done;
+  }
+  kernel_name_of(sig, name);
+  cuda_job job = {plan, name, sig, cc};
+  kernel_ref kernel;
+  st = cache_get(ctx->cache, sig, compile_cuda_kernel, &job, &kernel, &local.cache_hit, &local.disk_hit,
+                 &local.compile_ms, err);
+  free(sig);
+  unsigned char args[16 * PLAN_MAX_OPERANDS + 64];
+  if (st == IXJ_OK && !cuda_args(c, plan, args, sizeof args)) st = ixj_fail(err, IXJ_ERR_LIMIT, "too many operands");
+  /* at most 2^31 - 1 blocks per launch */
+  uint64_t per_launch = plan->strategy == PLAN_TILED ? (uint64_t)INT32_MAX
+                        : (uint64_t)INT32_MAX / 2 * CUDA_THREADS_PER_BLOCK * CUDA_UNITS_PER_THREAD * (uint64_t)plan->vector_elems;
+  for (uint64_t b = 0; st == IXJ_OK && b < plan->work_units; b += per_launch) {
+    uint64_t e = b + per_launch < plan->work_units ? b + per_launch : plan->work_units;
+    unsigned blocks, bx, by;
+    cuda_launch_shape(plan, e - b, &blocks, &bx, &by);
+    st = cuda_launch(kernel.cuda, blocks, bx, by, args, (long long)b, (long long)e, stream, err);
+  }
+done:
+  free(plan);
+  if (info) *info = local;
+  return st;
+}
+
+ixj_status ixj_copy_cuda(ixj_context *ctx, const ixj_operand *dst, const ixj_operand *src, size_t elem_size,
+                         void *stream, ixj_call_info *info, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && dst && src);
+  op_call c = {IXJ_OP_COPY, elem_size, dst, 1, src, NULL, 0, false};
+  return run_cuda(ctx, &c, stream, info, err);
+}
+
+ixj_status ixj_fill_cuda(ixj_context *ctx, const ixj_operand *dst, const void *value, size_t elem_size, void *stream,
+                         ixj_call_info *info, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && dst && value);
+  op_call c = {IXJ_OP_FILL, elem_size, dst, 0, NULL, value, 0, false};
+  return run_cuda(ctx, &c, stream, info, err);
+}
+
+ixj_status ixj_cat_cuda(ixj_context *ctx, const ixj_operand *dst, int axis, int num_srcs, const ixj_operand *srcs,
+                        size_t elem_size, void *stream, ixj_call_info *info, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && dst && (srcs || num_srcs == 0));
+  op_call c = {IXJ_OP_CAT, elem_size, dst, num_srcs, srcs, NULL, axis, false};
+  return run_cuda(ctx, &c, stream, info, err);
+}
+
+ixj_status ixj_cuda_available(int *compute_capability, ixj_error *err) {
+  int cc = 0;
+  ixj_status st = cuda_device(&cc, err);
+  if (compute_capability) *compute_capability = st == IXJ_OK ? cc : 0;
+  return st;
+}
+
+ixj_status ixj_cuda_alloc(void **ptr, size_t bytes, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ptr);
+  return cuda_alloc(ptr, bytes, err);
+}
+void ixj_cuda_free(void *ptr) { cuda_free(ptr); }
+ixj_status ixj_cuda_upload(void *device_dst, const void *host_src, size_t bytes, ixj_error *err) {
+  return cuda_copy_to_device(device_dst, host_src, bytes, err);
+}
+ixj_status ixj_cuda_download(void *host_dst, const void *device_src, size_t bytes, ixj_error *err) {
+  return cuda_copy_to_host(host_dst, device_src, bytes, err);
+}
+ixj_status ixj_cuda_synchronize(void *stream, ixj_error *err) { return cuda_synchronize(stream, err); }

@@ -4,7 +4,9 @@
  * byte_offset become an index function; the element size is dtype.bits *
  * dtype.lanes / 8 and must be 1, 2, 4, 8 or 16; both tensors must have the
  * same element size. The buffer is taken to be exactly the bytes the tensor
- * reaches. CPU tensors (kDLCPU, kDLCUDAHost) only in this version. */
+ * reaches. kDLCPU and kDLCUDAHost tensors take the CPU path; kDLCUDA and
+ * kDLCUDAManaged tensors (device 0) the CUDA path, on the default stream.
+ * All tensors of one call must be on the same side. */
 #ifndef IXJIT_DLPACK_H
 #define IXJIT_DLPACK_H
 

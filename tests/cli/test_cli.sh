@@ -76,6 +76,18 @@ case "$out" in *"check: ok"*) pass=$((pass + 1)) ;; *) echo "FAIL run-cat: $out"
 ir=$("$ixjit" emit copy --target llvm --dst 'iota 6 5' --src 'iota 5 6 | permute 1 0 | reshape 30 | rotate 7 | reshape 6 5' --elem-size 4)
 case "$ir" in *"define void @ixj_"*) case "$ir" in *udiv*|*urem*|*sdiv*|*srem*) echo "FAIL emit: division in IR"; fail=$((fail + 1)) ;; *) pass=$((pass + 1)) ;; esac ;;
   *) echo "FAIL emit: no kernel"; fail=$((fail + 1)) ;; esac
+# without a GPU, --target cuda is a clean error (exit 1), the CPU keeps working
+if ! "$ixjit" run copy --target cuda --dst 'iota 4 5' --src 'iota 5 4 | permute 1 0' --elem-size 4 > /dev/null 2>&1; then
+  err=$("$ixjit" run copy --target cuda --dst 'iota 4 5' --src 'iota 5 4 | permute 1 0' --elem-size 4 2>&1)
+  case "$err" in *"CUDA unavailable:"*) pass=$((pass + 1)) ;; *) echo "FAIL run --target cuda: $err"; fail=$((fail + 1)) ;; esac
+  stubs=/usr/local/cuda/lib64/stubs/libcuda.so
+  if [ -f "$stubs" ]; then # the toolkit's stub driver in place of a driver
+    mkdir -p "$tmp/stub" && ln -sf "$stubs" "$tmp/stub/libcuda.so.1"
+    err=$(LD_LIBRARY_PATH="$tmp/stub" "$ixjit" run copy --target cuda --dst 'iota 4' --src 'iota 4 | slice ::-1' --elem-size 4 2>&1)
+    case "$err" in *"CUDA unavailable: libcuda.so.1 is the toolkit's stub"*) pass=$((pass + 1)) ;; *) echo "FAIL stub driver: $err"; fail=$((fail + 1)) ;; esac
+  fi
+  check run-cpu-still-works 0 -- "$ixjit" run copy --dst 'iota 4 5' --src 'iota 5 4 | permute 1 0' --elem-size 4 --check
+fi
 rm -rf "$tmp"
 
 out=$("$ixjit" magic 7 4294967294)

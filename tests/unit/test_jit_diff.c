@@ -3,7 +3,11 @@
  * (untouched bytes and a guard zone after them included) must be identical,
  * and the emitted IR must contain no hardware division.
  *
- * usage: test_jit_diff CASES-FILE */
+ * With --cuda the cases run on CUDA device 0 instead (buffers uploaded and
+ * downloaded around each call); without a usable GPU that mode exits 77
+ * (skipped) and says why.
+ *
+ * usage: test_jit_diff [--cuda] CASES-FILE */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,30 @@ static unsigned char next_byte(void) {
 static size_t span(const ixj_ixfun *f, size_t e) {
   ixj_offset_range r = ixj_ixfun_offset_range(f);
   return r.empty ? 0 : (size_t)(r.max + 1) * e;
+}
+
+static int use_cuda;
+
+/* The operation on device 0: dst and srcs uploaded, run, dst downloaded. */
+static ixj_status run_cuda(ixj_context *ctx, ixj_op_kind op, ixj_operand *d, const ixj_operand *s, int nsrc, int axis,
+                           size_t e, const void *value, ixj_call_info *info, ixj_error *err) {
+  ixj_operand dd = *d, ds[IXJ_MAX_CAT_INPUTS];
+  ixj_status st = ixj_cuda_alloc(&dd.data, d->size_bytes + GUARD, err);
+  if (st == IXJ_OK) st = ixj_cuda_upload(dd.data, d->data, d->size_bytes + GUARD, err);
+  for (int k = 0; k < nsrc; k++) ds[k] = (ixj_operand){NULL, s[k].size_bytes, s[k].ixfun};
+  for (int k = 0; st == IXJ_OK && k < nsrc; k++) {
+    st = ixj_cuda_alloc(&ds[k].data, s[k].size_bytes, err);
+    if (st == IXJ_OK) st = ixj_cuda_upload(ds[k].data, s[k].data, s[k].size_bytes, err);
+  }
+  if (st == IXJ_OK)
+    st = op == IXJ_OP_COPY ? ixj_copy_cuda(ctx, &dd, &ds[0], e, NULL, info, err)
+         : op == IXJ_OP_FILL ? ixj_fill_cuda(ctx, &dd, value, e, NULL, info, err)
+                             : ixj_cat_cuda(ctx, &dd, axis, nsrc, ds, e, NULL, info, err);
+  if (st == IXJ_OK) st = ixj_cuda_synchronize(NULL, err);
+  if (st == IXJ_OK) st = ixj_cuda_download(d->data, dd.data, d->size_bytes + GUARD, err);
+  ixj_cuda_free(dd.data);
+  for (int k = 0; k < nsrc; k++) ixj_cuda_free(ds[k].data);
+  return st;
 }
 
 static int has_division(const char *ir) {
@@ -70,7 +98,8 @@ static int run_case(ixj_context *ctx, char *line, int lineno, int *strategies) {
   if (!failed) {
     ixj_call_info info;
     ixj_error e1, e2;
-    ixj_status st1 = op == IXJ_OP_COPY ? ixj_copy(ctx, &d, &s[0], e, &info, &e1)
+    ixj_status st1 = use_cuda ? run_cuda(ctx, op, &d, s, nsrc, axis, e, value, &info, &e1)
+                     : op == IXJ_OP_COPY ? ixj_copy(ctx, &d, &s[0], e, &info, &e1)
                      : op == IXJ_OP_FILL ? ixj_fill(ctx, &d, value, e, &info, &e1)
                                          : ixj_cat(ctx, &d, axis, nsrc, s, e, &info, &e1);
     ixj_status st2 = op == IXJ_OP_COPY ? ixj_reference_copy(&r, &s[0], e, &e2)
@@ -92,7 +121,7 @@ static int run_case(ixj_context *ctx, char *line, int lineno, int *strategies) {
                                                         : 4]++;
     }
     char *ir = NULL;
-    if (!failed && ixj_emit_llvm(ctx, op, dst, nsrc, (const ixj_ixfun *const *)src, axis, e, &ir, NULL, &err) == IXJ_OK &&
+    if (!failed && !use_cuda && ixj_emit_llvm(ctx, op, dst, nsrc, (const ixj_ixfun *const *)src, axis, e, &ir, NULL, &err) == IXJ_OK &&
         has_division(ir)) {
       printf("FAIL line %d: the IR contains a hardware division\n", lineno);
       failed = 1;
@@ -111,13 +140,20 @@ static int run_case(ixj_context *ctx, char *line, int lineno, int *strategies) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: test_jit_diff CASES-FILE\n");
+  use_cuda = argc == 3 && !strcmp(argv[1], "--cuda");
+  if (argc != 2 + use_cuda) {
+    fprintf(stderr, "usage: test_jit_diff [--cuda] CASES-FILE\n");
     return 2;
   }
-  FILE *f = fopen(argv[1], "r");
+  const char *path = argv[1 + use_cuda];
+  ixj_error why;
+  if (use_cuda && ixj_cuda_available(NULL, &why) != IXJ_OK) {
+    printf("skipped: %s\n", why.message);
+    return 77;
+  }
+  FILE *f = fopen(path, "r");
   if (!f) {
-    perror(argv[1]);
+    perror(path);
     return 2;
   }
   ixj_context *ctx;

@@ -166,8 +166,12 @@ static void test_dlpack(void **state) {
 
   DLTensor gpu = d;
   gpu.device.device_type = kDLCUDA;
-  assert_int_equal(ixj_copy_dlpack(ctx, &gpu, &s, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
-  assert_non_null(strstr(err.message, "CPU tensors only"));
+  assert_int_equal(ixj_copy_dlpack(ctx, &gpu, &s, NULL, &err), IXJ_ERR_MISMATCH);
+  assert_non_null(strstr(err.message, "different devices"));
+  DLTensor metal = d;
+  metal.device.device_type = kDLMetal;
+  assert_int_equal(ixj_copy_dlpack(ctx, &metal, &s, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "CPU and CUDA tensors only"));
   DLTensor odd = s;
   odd.dtype.bits = 24;
   assert_int_equal(ixj_copy_dlpack(ctx, &d, &odd, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);

@@ -1,0 +1,27 @@
+#!/bin/sh
+# The GPU checks, in one go, for a machine with an NVIDIA GPU: build (unless a
+# build was carried along), run the CUDA tests (the JIT corpus on the device,
+# NVRTC compiles, static costs) and the GPU benchmark (every demo case at
+# 1 GiB: specialized kernel, cuMemcpyDtoD, runtime-magic kernel). Results go
+# to the directory given as the argument. Meant to finish within 8 minutes.
+#   usage: scripts/gpu-check.sh OUT-DIR
+set -u
+out="${1:?usage: scripts/gpu-check.sh OUT-DIR}"
+mkdir -p "$out"
+cd "$(dirname "$0")/.."
+{
+  date
+  nvidia-smi -L 2>&1 || echo "nvidia-smi: not available"
+} > "$out/machine.txt"
+if [ ! -x build/default/bench_gpu ]; then
+  (sh scripts/deps.sh && cmake --preset default && cmake --build --preset default -j"$(nproc)") > "$out/build.txt" 2>&1 ||
+    { echo "build failed: see $out/build.txt"; exit 1; }
+fi
+ctest --test-dir build/default -R 'cuda|jit_cases_generate' --output-on-failure --timeout 300 > "$out/gpu-tests.txt" 2>&1
+tests=$?
+./build/default/tests/test_jit_diff --cuda build/default/tests/jit_cases.txt > "$out/gpu-diff.txt" 2>&1
+timeout 300 ./build/default/bench_gpu > "$out/gpu-bench.txt" 2>&1
+bench=$?
+tail -n 3 "$out/gpu-tests.txt" "$out/gpu-diff.txt"
+cat "$out/gpu-bench.txt"
+[ $tests = 0 ] && [ $bench = 0 ]
