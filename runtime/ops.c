@@ -68,13 +68,40 @@ typedef struct compile_job {
 #define GENERATOR_VERSION "ixjit " IXJIT_VERSION_STRING " (kernel format 1)"
 
 /* The disk key covers every input of the compile, never its output. */
-static char *disk_key(const compile_job *j) {
-  const char *fmt = "ixjit-cache-key\nformat=%u\ngenerator=%s\nbackend=llvm-object\ntoolchain=%s\nsignature=%s\n";
-  const char *tc = jit_llvm_toolchain(j->ctx->jit);
-  int n = snprintf(NULL, 0, fmt, DISK_FORMAT_VERSION, GENERATOR_VERSION, tc, j->signature);
+static char *make_key(const char *backend, const char *toolchain, const char *signature) {
+  const char *fmt = "ixjit-cache-key\nformat=%u\ngenerator=%s\nbackend=%s\ntoolchain=%s\nsignature=%s\n";
+  int n = snprintf(NULL, 0, fmt, DISK_FORMAT_VERSION, GENERATOR_VERSION, backend, toolchain, signature);
   char *key = n > 0 ? malloc((size_t)n + 1) : NULL;
-  if (key) snprintf(key, (size_t)n + 1, fmt, DISK_FORMAT_VERSION, GENERATOR_VERSION, tc, j->signature);
+  if (key) snprintf(key, (size_t)n + 1, fmt, DISK_FORMAT_VERSION, GENERATOR_VERSION, backend, toolchain, signature);
   return key;
+}
+
+static char *disk_key(const compile_job *j) {
+  return make_key("llvm-object", jit_llvm_toolchain(j->ctx->jit), j->signature);
+}
+
+/* A CUDA image (CUBIN for sm_XY, else PTX) of a signature: the disk cache,
+ * else NVRTC (then written to the disk cache). *key is malloc'ed when the
+ * disk cache is on. Needs no GPU. */
+static ixj_status cuda_image(ixj_context *ctx, const ixj_plan *plan, const char *name, const char *signature,
+                             const char *arch, void **image, size_t *size, bool *loaded, ixj_error *err) {
+  char toolchain[32], *src = NULL, *key = NULL, backend[48];
+  ixj_status st = nvrtc_version(toolchain, sizeof toolchain, err);
+  if (st != IXJ_OK) return st;
+  snprintf(backend, sizeof backend, "nvrtc-%s", arch);
+  key = ctx->disk ? make_key(backend, toolchain, signature) : NULL;
+  *loaded = key && disk_cache_load(ctx->disk, key, image, size);
+  if (!*loaded) {
+    st = emit_cuda(plan, name, signature, CUDA_DIV_MAGIC, &src, err);
+    if (st == IXJ_OK) st = nvrtc_compile(src, arch, image, size, err);
+    if (st == IXJ_OK && key) {
+      ixj_error werr;
+      if (disk_cache_store(ctx->disk, key, *image, *size, &werr) != IXJ_OK) ctx_warn_disk_once(ctx, werr.message);
+    }
+  }
+  free(src);
+  free(key);
+  return st;
 }
 
 /* One line per newly compiled signature, in the format `ixjit warm` reads:
@@ -380,25 +407,27 @@ ixj_status ixj_compile_cuda(const char *source, const char *arch, void **binary,
 /* ---- CUDA device memory ---------------------------------------------------- */
 
 typedef struct cuda_job {
+  ixj_context *ctx;
   const ixj_plan *plan;
   const char *name, *signature;
   int cc;
 } cuda_job;
 
+/* a CUBIN for exactly this GPU; PTX when it is newer than NVRTC knows */
+static void cuda_arch(int cc, char arch[24]) {
+  if (nvrtc_supports(cc)) snprintf(arch, 24, "sm_%d", cc);
+  else snprintf(arch, 24, "compute_%d", nvrtc_newest());
+}
+
 static ixj_status compile_cuda_kernel(void *arg, kernel_ref *kernel, bool *loaded, ixj_error *err) {
   cuda_job *j = arg;
-  char *src = NULL, arch[24];
+  char arch[24];
   void *image = NULL;
   size_t size;
-  *loaded = false;
-  /* a CUBIN for exactly this GPU; PTX when it is newer than NVRTC knows */
-  if (nvrtc_supports(j->cc)) snprintf(arch, sizeof arch, "sm_%d", j->cc);
-  else snprintf(arch, sizeof arch, "compute_%d", nvrtc_newest());
-  ixj_status st = emit_cuda(j->plan, j->name, j->signature, CUDA_DIV_MAGIC, &src, err);
-  if (st == IXJ_OK) st = nvrtc_compile(src, arch, &image, &size, err);
+  cuda_arch(j->cc, arch);
+  ixj_status st = cuda_image(j->ctx, j->plan, j->name, j->signature, arch, &image, &size, loaded, err);
   if (st == IXJ_OK) st = cuda_load_kernel(image, j->name, &kernel->cuda, err);
   free(image);
-  free(src);
   return st;
 }
 
@@ -445,7 +474,7 @@ static ixj_status run_cuda(ixj_context *ctx, const op_call *c, void *stream, ixj
     goto done;
   }
   kernel_name_of(sig, name);
-  cuda_job job = {plan, name, sig, cc};
+  cuda_job job = {ctx, plan, name, sig, cc};
   kernel_ref kernel;
   st = cache_get(ctx->cache, sig, compile_cuda_kernel, &job, &kernel, &local.cache_hit, &local.disk_hit,
                  &local.compile_ms, err);
@@ -507,3 +536,37 @@ ixj_status ixj_cuda_download(void *host_dst, const void *device_src, size_t byte
   return cuda_copy_to_host(host_dst, device_src, bytes, err);
 }
 ixj_status ixj_cuda_synchronize(void *stream, ixj_error *err) { return cuda_synchronize(stream, err); }
+
+ixj_status ixj_warm_cuda(ixj_context *ctx, const char *arch, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+                         const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
+                         ixj_warm_outcome *outcome, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && arch && dst && outcome && (srcs || num_srcs == 0));
+  int cc;
+  if (sscanf(arch, "sm_%d", &cc) != 1 || cc < 50 || cc > 999)
+    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA architecture '%s' is not of the form sm_XY", arch);
+  if (!ctx->disk) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
+  bufferless_call b;
+  ixj_plan *plan;
+  ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, aligned, true, &b, &plan, err);
+  if (st != IXJ_OK) return st;
+  *outcome = IXJ_WARM_NO_KERNEL;
+  if (plan->strategy != PLAN_EMPTY && plan->strategy != PLAN_MEMCPY) {
+    char target[32], name[48], carch[24];
+    snprintf(target, sizeof target, "cuda:%s", arch);
+    char *sig = signature_of(ctx, plan, target);
+    void *image = NULL;
+    size_t size;
+    bool loaded = false;
+    cuda_arch(cc, carch);
+    if (!sig) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    if (st == IXJ_OK) {
+      kernel_name_of(sig, name);
+      st = cuda_image(ctx, plan, name, sig, carch, &image, &size, &loaded, err);
+    }
+    if (st == IXJ_OK) *outcome = loaded ? IXJ_WARM_PRESENT : IXJ_WARM_COMPILED;
+    free(image);
+    free(sig);
+  }
+  free(plan);
+  return st;
+}

@@ -17,7 +17,7 @@ if [ ! -x build/default/bench_gpu ]; then
   (sh scripts/deps.sh && cmake --preset default && cmake --build --preset default -j"$(nproc)") > "$out/build.txt" 2>&1 ||
     { echo "build failed: see $out/build.txt"; exit 1; }
 fi
-ctest --test-dir build/default -R 'cuda|jit_cases_generate' --output-on-failure --timeout 300 > "$out/gpu-tests.txt" 2>&1
+ctest --test-dir build/default -R 'cuda_nvrtc|cuda_cases_generate|jit_cases_generate' --output-on-failure --timeout 300 > "$out/gpu-tests.txt" 2>&1
 tests=$?
 ./build/default/tests/test_jit_diff --cuda build/default/tests/jit_cases.txt > "$out/gpu-diff.txt" 2>&1
 timeout 300 ./build/default/bench_gpu > "$out/gpu-bench.txt" 2>&1

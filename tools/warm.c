@@ -1,5 +1,6 @@
-/* `ixjit warm [--cache DIR] [--target cpu]... [-j N] FILE...`: compile every
- * signature of recorded or hand-written spec files into the disk cache.
+/* `ixjit warm [--cache DIR] [--target cpu|cuda:sm_XY]... [-j N] FILE...`:
+ * compile every signature of recorded or hand-written spec files into the
+ * disk cache, for each target (CUDA targets need NVRTC, not a GPU).
  *
  * A spec line is what IXJIT_RECORD writes (tab-separated):
  *   copy TAB ELEM TAB ALIGNED TAB DST TAB SRC
@@ -23,14 +24,20 @@ typedef struct spec {
   bool aligned;
   int axis, num_srcs;
   ixj_ixfun *dst, *src[IXJ_MAX_CAT_INPUTS];
+} spec;
+
+/* One spec for one target. */
+typedef struct warm_item {
+  const spec *spec;
+  const char *target; /* "cpu" or "sm_XY" */
   ixj_warm_outcome outcome;
   ixj_status status;
   char message[IXJ_ERROR_MESSAGE_SIZE];
-} spec;
+} warm_item;
 
 typedef struct warm_run {
   ixj_context *ctx;
-  spec *specs;
+  warm_item *items;
   int count;
   atomic_int next, done;
   bool tty;
@@ -108,19 +115,23 @@ static void *warm_worker(void *arg) {
   for (;;) {
     int k = atomic_fetch_add(&w->next, 1);
     if (k >= w->count) return NULL;
-    spec *s = &w->specs[k];
+    warm_item *it = &w->items[k];
+    const spec *s = it->spec;
     ixj_error err;
-    s->status = ixj_warm(w->ctx, s->op, s->dst, s->num_srcs, (const ixj_ixfun *const *)s->src, s->axis, s->elem_size,
-                         s->aligned, &s->outcome, &err);
-    if (s->status != IXJ_OK) snprintf(s->message, sizeof s->message, "%s", err.message);
+    const ixj_ixfun *const *srcs = (const ixj_ixfun *const *)s->src;
+    it->status = !strcmp(it->target, "cpu")
+                     ? ixj_warm(w->ctx, s->op, s->dst, s->num_srcs, srcs, s->axis, s->elem_size, s->aligned, &it->outcome, &err)
+                     : ixj_warm_cuda(w->ctx, it->target, s->op, s->dst, s->num_srcs, srcs, s->axis, s->elem_size, s->aligned,
+                                     &it->outcome, &err);
+    if (it->status != IXJ_OK) snprintf(it->message, sizeof it->message, "%s", err.message);
     progress(w, atomic_fetch_add(&w->done, 1) + 1);
   }
 }
 
 int cmd_warm(int argc, char **argv) {
-  const char *dir = NULL;
+  const char *dir = NULL, *targets[16];
   long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-  int nfiles = 0, bad = 0;
+  int nfiles = 0, bad = 0, ntargets = 0;
   char **files = calloc((size_t)argc + 1, sizeof *files);
   if (!files) return cli_error(CLI_FAILED, "out of memory");
   for (int k = 0; k < argc; k++) {
@@ -132,21 +143,24 @@ int cmd_warm(int argc, char **argv) {
       }
     } else if (!strcmp(argv[k], "--target") && k + 1 < argc) {
       const char *t = argv[++k];
-      if (strcmp(t, "cpu")) {
+      int cc;
+      if (ntargets == 16 || (strcmp(t, "cpu") && (strncmp(t, "cuda:", 5) || sscanf(t + 5, "sm_%d", &cc) != 1))) {
         free(files);
-        return cli_error(CLI_USAGE, "--target %s: only 'cpu' is available in this version (the CUDA path is not built yet)", t);
+        return cli_error(CLI_USAGE, "--target %s: use cpu or cuda:sm_XY (at most 16 targets)", t);
       }
+      targets[ntargets++] = strcmp(t, "cpu") ? t + 5 : t;
     } else if (argv[k][0] == '-' && argv[k][1]) {
       free(files);
-      return cli_error(CLI_USAGE, "unknown option '%s' (usage: ixjit warm [--cache DIR] [--target cpu] [-j N] FILE...)", argv[k]);
+      return cli_error(CLI_USAGE, "unknown option '%s' (usage: ixjit warm [--cache DIR] [--target cpu|cuda:sm_XY]... [-j N] FILE...)", argv[k]);
     } else {
       files[nfiles++] = argv[k];
     }
   }
   if (!nfiles) {
     free(files);
-    return cli_error(CLI_USAGE, "usage: ixjit warm [--cache DIR] [--target cpu] [-j N] FILE...");
+    return cli_error(CLI_USAGE, "usage: ixjit warm [--cache DIR] [--target cpu|cuda:sm_XY]... [-j N] FILE...");
   }
+  if (!ntargets) targets[ntargets++] = "cpu";
   /* read every spec; bad lines are reported and skipped */
   int count = 0, cap = 256;
   spec *specs = malloc((size_t)cap * sizeof *specs);
@@ -202,27 +216,32 @@ int cmd_warm(int argc, char **argv) {
   } else if (!ixj_context_cache_dir(ctx)) {
     rc = cli_error(CLI_FAILED, "no usable cache directory");
   } else {
-    warm_run w = {ctx, specs, count, 0, 0, isatty(2), PTHREAD_MUTEX_INITIALIZER};
-    int nthreads = (int)(jobs < count ? jobs : count > 0 ? count : 1);
+    int nitems = count * ntargets;
+    warm_item *items = calloc((size_t)(nitems ? nitems : 1), sizeof *items);
+    for (int k = 0; items && k < nitems; k++) items[k] = (warm_item){&specs[k / ntargets], targets[k % ntargets], 0, 0, ""};
+    warm_run w = {ctx, items, items ? nitems : 0, 0, 0, isatty(2), PTHREAD_MUTEX_INITIALIZER};
+    int nthreads = (int)(jobs < w.count ? jobs : w.count > 0 ? w.count : 1);
     pthread_t th[256];
     int started = 0;
     for (; started < nthreads - 1; started++)
       if (pthread_create(&th[started], NULL, warm_worker, &w) != 0) break;
     warm_worker(&w);
     for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-    int compiled = 0, present = 0, failed = 0;
-    for (int k = 0; k < count; k++) {
-      if (specs[k].status != IXJ_OK) {
-        fprintf(stderr, "%s: failed: %s\n", specs[k].where, specs[k].message);
+    int compiled = 0, present = 0, failed = items ? 0 : 1;
+    for (int k = 0; k < w.count; k++) {
+      if (items[k].status != IXJ_OK) {
+        fprintf(stderr, "%s (%s): failed: %s\n", items[k].spec->where, items[k].target, items[k].message);
         failed++;
-      } else if (specs[k].outcome == IXJ_WARM_COMPILED) {
+      } else if (items[k].outcome == IXJ_WARM_COMPILED) {
         compiled++;
       } else {
         present++;
       }
     }
-    printf("warm: %d signatures into %s: %d compiled, %d already present (or need no kernel), %d failed; %d bad lines\n",
-           count, ixj_context_cache_dir(ctx), compiled, present, failed, bad);
+    free(items);
+    printf("warm: %d signatures x %d target%s into %s: %d compiled, %d already present (or need no kernel), %d failed; "
+           "%d bad lines\n",
+           count, ntargets, ntargets > 1 ? "s" : "", ixj_context_cache_dir(ctx), compiled, present, failed, bad);
     if (failed || bad) rc = CLI_FAILED;
     ixj_context_destroy(ctx);
   }

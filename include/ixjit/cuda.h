@@ -43,6 +43,11 @@ void ixj_cuda_free(void *ptr);
 ixj_status ixj_cuda_upload(void *device_dst, const void *host_src, size_t bytes, ixj_error *err);
 ixj_status ixj_cuda_download(void *host_dst, const void *device_src, size_t bytes, ixj_error *err);
 ixj_status ixj_cuda_synchronize(void *stream, ixj_error *err);
+/* Compiles an operation's kernel for GPUs of `arch` ("sm_90") into the disk
+ * cache without a GPU (what `ixjit warm --target cuda:sm_90` does). */
+ixj_status ixj_warm_cuda(ixj_context *ctx, const char *arch, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+                         const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
+                         ixj_warm_outcome *outcome, ixj_error *err);
 /* Whether a CUDA device can be used; when not, err says why. */
 ixj_status ixj_cuda_available(int *compute_capability, ixj_error *err);
 

@@ -118,7 +118,19 @@ expect "recorded signatures warm" "2 compiled" "$out"
 out=$(IXJIT_CACHE_DIR="$tmp/c7b" "$ixjit" run fill --dst 'iota 100 | slice ::3' --value 0a0b --elem-size 2)
 expect "warmed recording hits the disk" "cache: hit (disk" "$out"
 
-# 8. maintenance
+# 8. CUDA targets warm without a GPU (when NVRTC is there)
+if "$ixjit" emit copy --target ptx:sm_90 --dst 'iota 4' --src 'iota 4 | slice ::-1' --elem-size 4 > /dev/null 2>&1; then
+  head -n 30 "$tmp/spec.txt" > "$tmp/spec30.txt"
+  out=$("$ixjit" warm --cache "$tmp/c8" --target cuda:sm_90 --target cuda:sm_80 -j 2 "$tmp/spec30.txt" 2>/dev/null); rc=$?
+  [ $rc = 0 ] && ok || bad "cuda warm: $out"
+  out=$("$ixjit" warm --cache "$tmp/c8" --target cuda:sm_90 "$tmp/spec30.txt" 2>/dev/null)
+  expect "cuda warm: a second run compiles nothing" ": 0 compiled" "$out"
+  "$ixjit" cache verify --cache "$tmp/c8" > /dev/null && ok || bad "cuda entries verify"
+else
+  echo "skipped: CUDA warming (no NVRTC)"
+fi
+
+# 9. maintenance
 out=$("$ixjit" cache stats --cache "$tmp/c1")
 expect "stats" "entries" "$out"
 out=$(IXJIT_CACHE_MAX_BYTES=1 "$ixjit" cache prune --cache "$tmp/c1")
