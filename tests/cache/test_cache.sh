@@ -105,7 +105,7 @@ printf 'copy\t4\t1\tiota 3 4\tiota 4 3 | permute 1 0\nbogus line\ncopy\t3\t1\tio
 out=$("$ixjit" warm --cache "$tmp/c6" "$tmp/badspec.txt" 2>&1); rc=$?
 [ $rc = 1 ] && ok || bad "bad lines: exit $rc"
 expect "bad line 2 reported" "badspec.txt:2: error" "$out"
-expect "bad line 3 reported" "badspec.txt:3: failed: element size 3" "$out"
+expect "bad line 3 reported" "badspec.txt:3 (cpu): failed: element size 3" "$out"
 expect "bad line 6 reported" "badspec.txt:6: error: source 1:" "$out"
 expect "good lines warmed" "2 compiled" "$out"
 
