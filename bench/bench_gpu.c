@@ -44,11 +44,11 @@ static double runtime_magic_ms(const ixj_plan *p, const ixj_operand *d, const ix
   cuda_divisors dv;
   int cc = 0;
   double ms = -1;
-  if (p->index_bits != 32 || cuda_device(&cc, err) != IXJ_OK) return -1;
+  if (p->index_bits != 32 || ixj__cuda_device(&cc, err) != IXJ_OK) return -1;
   char arch[16];
   snprintf(arch, sizeof arch, "sm_%d", cc);
-  if (emit_cuda_runtime(p, "runtime_magic", &src, &dv, err) == IXJ_OK && nvrtc_compile(src, arch, &image, &size, err) == IXJ_OK &&
-      cuda_load_kernel(image, "runtime_magic", &kernel, err) == IXJ_OK) {
+  if (ixj__emit_cuda_runtime(p, "runtime_magic", &src, &dv, err) == IXJ_OK && ixj__nvrtc_compile(src, arch, &image, &size, err) == IXJ_OK &&
+      ixj__cuda_load_kernel(image, "runtime_magic", &kernel, err) == IXJ_OK) {
     int n = p->num_operands, nd = dv.count ? dv.count : 1;
     unsigned char args[4096] = {0};
     for (int o = 0; o < n; o++) {
@@ -65,11 +65,11 @@ static double runtime_magic_ms(const ixj_plan *p, const ixj_operand *d, const ix
     }
     double t[REPS];
     unsigned blocks, bx, by;
-    cuda_launch_shape(p, p->work_units, &blocks, &bx, &by);
+    ixj__cuda_launch_shape(p, p->work_units, &blocks, &bx, &by);
     for (int r = 0; r < REPS; r++) {
       double t0 = now_ms();
-      cuda_launch(kernel, blocks, bx, by, args, 0, (long long)p->work_units, NULL, err);
-      cuda_synchronize(NULL, err);
+      ixj__cuda_launch(kernel, blocks, bx, by, args, 0, (long long)p->work_units, NULL, err);
+      ixj__cuda_synchronize(NULL, err);
       t[r] = now_ms() - t0;
     }
     ms = median(t, REPS);
@@ -144,7 +144,7 @@ int main(int argc, char **argv) {
       if (st == IXJ_OK) st = ixj_cuda_synchronize(NULL, &err);
       if (r) t[r - 1] = now_ms() - t0;
       t0 = now_ms();
-      if (st == IXJ_OK) st = cuda_memcpy_dtod(scratch, od.data, out, NULL, &err);
+      if (st == IXJ_OK) st = ixj__cuda_memcpy_dtod(scratch, od.data, out, NULL, &err);
       if (st == IXJ_OK) st = ixj_cuda_synchronize(NULL, &err);
       if (r) m[r - 1] = now_ms() - t0;
     }
@@ -152,7 +152,7 @@ int main(int argc, char **argv) {
       const ixj_ixfun *srcs[2] = {s[0], s[1]};
       plan_request req = {c->op, 4, d, nsrc, srcs, c->axis, NULL, 0, true};
       ixj_plan *p = malloc(sizeof *p);
-      if (p && plan_build(&req, p, &err) == IXJ_OK) rt = runtime_magic_ms(p, &od, os, &err);
+      if (p && ixj__plan_build(&req, p, &err) == IXJ_OK) rt = runtime_magic_ms(p, &od, os, &err);
       free(p);
       spec = median(t, REPS);
       copy = median(m, REPS);

@@ -1,5 +1,5 @@
 # Turns text files into C string constants: cmake -DOUT=file.c -DINPUTS=a,b -P embed.cmake
-# Each file f.ll becomes `const char ixj_template_f[]`; f.cu becomes `ixj_template_cuda_f`.
+# Each file f.ll becomes `const char ixj__template_f[]`; f.cu becomes `ixj__template_cuda_f`.
 string(REPLACE "," ";" INPUTS "${INPUTS}")
 set(code "/* Generated from templates/ at build time; do not edit. */\n")
 foreach(in ${INPUTS})
@@ -12,7 +12,7 @@ foreach(in ${INPUTS})
   string(REPLACE "\\" "\\\\" text "${text}")
   string(REPLACE "\"" "\\\"" text "${text}")
   string(REPLACE "\n" "\\n\"\n  \"" text "${text}")
-  string(APPEND code "const char ixj_template_${name}[] =\n  \"${text}\";\n")
+  string(APPEND code "const char ixj__template_${name}[] =\n  \"${text}\";\n")
 endforeach()
 file(WRITE ${OUT}.tmp "${code}")
 file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

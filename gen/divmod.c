@@ -50,13 +50,13 @@ const char *ixj_div_form_name(ixj_div_form form) {
 
 static ixj_status check_args(uint64_t d, uint64_t bound, unsigned bits, ixj_error *err) {
   if (bits != 32 && bits != 64)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "word width must be 32 or 64, not %u", bits);
-  if (d == 0) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "division by zero");
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "word width must be 32 or 64, not %u", bits);
+  if (d == 0) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "division by zero");
   if (d > word_mask(bits))
-    return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE, "divisor %llu does not fit a %u-bit word",
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "divisor %llu does not fit a %u-bit word",
                     (unsigned long long)d, bits);
   if (bound > word_mask(bits))
-    return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE, "bound %llu does not fit a %u-bit word",
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "bound %llu does not fit a %u-bit word",
                     (unsigned long long)bound, bits);
   return IXJ_OK;
 }
@@ -211,7 +211,7 @@ ixj_status ixj_digit_make(uint64_t inner, uint64_t extent, uint64_t bound, unsig
   IXJ_REQUIRE_ARGS(err, out);
   ixj_status st = check_args(inner, bound, bits, err);
   if (st != IXJ_OK) return st;
-  if (extent == 0) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "a coordinate's extent must be >= 1");
+  if (extent == 0) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "a coordinate's extent must be >= 1");
   memset(out, 0, sizeof *out);
   out->inner = inner;
   out->extent = extent;

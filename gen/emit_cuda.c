@@ -14,9 +14,9 @@
 #include "ixjit/divmod.h"
 #include "template.h"
 
-extern const char ixj_template_cuda_elementwise[];
-extern const char ixj_template_cuda_tiled[];
-extern const char ixj_template_cuda_prelude[];
+extern const char ixj__template_cuda_elementwise[];
+extern const char ixj__template_cuda_tiled[];
+extern const char ixj__template_cuda_prelude[];
 
 typedef struct cemit {
   const ixj_plan *p;
@@ -43,7 +43,7 @@ static cval fresh(cemit *e, text *t, const char *type, const char *fmt, ...) {
   va_end(ap);
   cval v;
   snprintf(v.s, sizeof v.s, "t%d", e->tmp++);
-  text_put(t, "  const %s %s = %s;\n", type, v.s, expr);
+  ixj__text_put(t, "  const %s %s = %s;\n", type, v.s, expr);
   return v;
 }
 
@@ -153,7 +153,7 @@ static cval offset_of(cemit *e, text *t, int64_t base, int rank, const cval *coo
   }
   cval v;
   snprintf(v.s, sizeof v.s, "t%d", e->tmp++);
-  text_put(t, "    const long long %s = %s;\n", v.s, expr);
+  ixj__text_put(t, "    const long long %s = %s;\n", v.s, expr);
   return v;
 }
 
@@ -164,10 +164,10 @@ static cval chain(cemit *e, text *t, const plan_operand *o, cval x) {
     lmad_ldim d[IXJ_MAX_RANK];
     int64_t shape[IXJ_MAX_RANK], stride[IXJ_MAX_RANK], rot[IXJ_MAX_RANK];
     cval digits[IXJ_MAX_RANK];
-    lmad_logical_dims(l, d);
+    ixj__lmad_logical_dims(l, d);
     for (int k = 0; k < l->rank; k++) shape[k] = d[k].extent, stride[k] = d[k].stride, rot[k] = d[k].rotate;
     cval xi = fresh(e, t, "ixj_index", "(ixj_index)%s", x.s);
-    unflatten(e, t, l->rank, shape, (uint64_t)lmad_count(l) - 1, xi, digits);
+    unflatten(e, t, l->rank, shape, (uint64_t)ixj__lmad_count(l) - 1, xi, digits);
     x = offset_of(e, t, plan_tail_offset(o, m), l->rank, digits, stride, rot, shape);
   }
   return x;
@@ -175,21 +175,21 @@ static cval chain(cemit *e, text *t, const plan_operand *o, cval x) {
 
 static void move(cemit *e, text *t, cval dst_off, int src, cval src_off) {
   if (src < 0) {
-    text_put(t, "    p0[%s] = fill_value;\n", dst_off.s);
+    ixj__text_put(t, "    p0[%s] = fill_value;\n", dst_off.s);
   } else if (e->vec) {
-    text_put(t, "    *(%s *)(p0 + %s) = *(const %s *)(p%d + %s);\n", e->vec, dst_off.s, e->vec, src, src_off.s);
+    ixj__text_put(t, "    *(%s *)(p0 + %s) = *(const %s *)(p%d + %s);\n", e->vec, dst_off.s, e->vec, src, src_off.s);
   } else {
-    text_put(t, "    p0[%s] = p%d[%s];\n", dst_off.s, src, src_off.s);
+    ixj__text_put(t, "    p0[%s] = p%d[%s];\n", dst_off.s, src, src_off.s);
   }
 }
 
 static void pointers(const ixj_plan *p, text *t) {
   for (int o = 0; o < p->num_operands; o++) {
     if (p->op == IXJ_OP_FILL && o == 1) continue;
-    text_put(t, "  %sixj_elem *p%d = (%sixj_elem *)a.ptr[%d] + a.off[%d];\n", o ? "const " : "", o, o ? "const " : "",
+    ixj__text_put(t, "  %sixj_elem *p%d = (%sixj_elem *)a.ptr[%d] + a.off[%d];\n", o ? "const " : "", o, o ? "const " : "",
              o, o);
   }
-  if (p->op == IXJ_OP_FILL) text_put(t, "  const ixj_elem fill_value = *(const ixj_elem *)a.value;\n");
+  if (p->op == IXJ_OP_FILL) ixj__text_put(t, "  const ixj_elem fill_value = *(const ixj_elem *)a.value;\n");
 }
 
 static ixj_status prelude(const cemit *e, char **out, ixj_error *err) {
@@ -202,7 +202,7 @@ static ixj_status prelude(const cemit *e, char **out, ixj_error *err) {
   snprintf(divisors, sizeof divisors, "%d", e->divisors ? e->divisors : 1);
   const char *kv[] = {"INDEX_TYPE", e->it, "ELEM_ALIGN", align, "ELEM_FIELDS",
                       es == 16 ? "unsigned long long x, y;" : fields[es], "OPERANDS", operands, "DIVISORS", divisors};
-  return template_fill(ixj_template_cuda_prelude, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
+  return ixj__template_fill(ixj__template_cuda_prelude, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
 }
 
 static ixj_status elementwise(cemit *e, const char *name, const char *signature, char **out, ixj_error *err) {
@@ -212,7 +212,7 @@ static ixj_status elementwise(cemit *e, const char *name, const char *signature,
   cval dig[IXJ_MAX_RANK];
   pointers(p, &setup);
   unflatten(e, &setup, r, p->shape, (uint64_t)p->count - 1, literal("n"), dig);
-  for (int j = 0; j < r; j++) text_put(&setup, "  ixj_index d%d = %s;\n", j, dig[j].s);
+  for (int j = 0; j < r; j++) ixj__text_put(&setup, "  ixj_index d%d = %s;\n", j, dig[j].s);
   cval coord[IXJ_MAX_RANK];
   for (int j = 0; j < r; j++) snprintf(coord[j].s, sizeof coord[j].s, "d%d", j);
 
@@ -232,7 +232,7 @@ static ixj_status elementwise(cemit *e, const char *name, const char *signature,
     for (int k = 1; k < p->num_operands; k++) {
       const plan_operand *x = &p->operand[k];
       if (x->cat_extent == 0) continue;
-      text_put(&body, "    %sif (d%d < %lld) {\n", first_input ? "" : "else ", axis, (long long)(x->cat_start + x->cat_extent));
+      ixj__text_put(&body, "    %sif (d%d < %lld) {\n", first_input ? "" : "else ", axis, (long long)(x->cat_start + x->cat_extent));
       first_input = false;
       cval local[IXJ_MAX_RANK];
       int64_t extent[IXJ_MAX_RANK];
@@ -242,25 +242,25 @@ static ixj_status elementwise(cemit *e, const char *name, const char *signature,
       snprintf(local[axis].s, sizeof local[axis].s, "(d%d - %lld)", axis, (long long)x->cat_start);
       cval so = chain(e, &body, x, offset_of(e, &body, x->head_offset, r, local, x->stride, x->rotate, extent));
       move(e, &body, off[0], k, so);
-      text_put(&body, "    }\n");
+      ixj__text_put(&body, "    }\n");
     }
   }
-  text_put(&carry, "    d%d += %d;\n", last, p->vector_elems);
+  ixj__text_put(&carry, "    d%d += %d;\n", last, p->vector_elems);
   for (int j = last; j > 0; j--)
-    text_put(&carry, "    if (d%d == %lld) { d%d = 0; d%d++;\n", j, (long long)p->shape[j], j, j - 1);
-  for (int j = last; j > 0; j--) text_put(&carry, "    }\n");
+    ixj__text_put(&carry, "    if (d%d == %lld) { d%d = 0; d%d++;\n", j, (long long)p->shape[j], j, j - 1);
+  for (int j = last; j > 0; j--) ixj__text_put(&carry, "    }\n");
 
   char *pre = NULL;
   ixj_status st = prelude(e, &pre, err); /* after the body: it counts the runtime divisors */
   char per[8], step[8];
   snprintf(per, sizeof per, "%d", CUDA_UNITS_PER_THREAD);
   snprintf(step, sizeof step, "%d", p->vector_elems);
-  if (st == IXJ_OK && (setup.oom || body.oom || carry.oom)) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (st == IXJ_OK && (setup.oom || body.oom || carry.oom)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   if (st == IXJ_OK) {
-    const char *kv[] = {"STRATEGY", plan_strategy_name(p->strategy), "SIGNATURE", signature, "NAME", name,
+    const char *kv[] = {"STRATEGY", ixj__plan_strategy_name(p->strategy), "SIGNATURE", signature, "NAME", name,
                         "PRELUDE", pre, "PER_THREAD", per, "STEP", step, "SETUP", setup.buf ? setup.buf : "",
                         "BODY", body.buf ? body.buf : "", "CARRY", carry.buf ? carry.buf : ""};
-    st = template_fill(ixj_template_cuda_elementwise, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
+    st = ixj__template_fill(ixj__template_cuda_elementwise, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }
   free(pre);
   free(setup.buf);
@@ -279,13 +279,13 @@ static ixj_status tiled(cemit *e, const char *name, const char *signature, char 
   memcpy(tshape, p->shape, sizeof tshape);
   tshape[qb] = (p->shape[qb] + T - 1) / T;
   tshape[qa] = (p->shape[qa] + T - 1) / T;
-  text_put(&setup, "  ixj_elem *dst = (ixj_elem *)a.ptr[0] + a.off[0];\n");
-  text_put(&setup, "  const ixj_elem *src = (const ixj_elem *)a.ptr[1] + a.off[1];\n");
+  ixj__text_put(&setup, "  ixj_elem *dst = (ixj_elem *)a.ptr[0] + a.off[0];\n");
+  ixj__text_put(&setup, "  const ixj_elem *src = (const ixj_elem *)a.ptr[1] + a.off[1];\n");
   unflatten(e, &setup, r, tshape, p->work_units - 1, literal("n"), dig);
   cval od = offset_of(e, &setup, 0, qb, dig, dst->stride, dst->rotate, p->shape);
   cval os = offset_of(e, &setup, 0, qb, dig, src->stride, src->rotate, p->shape);
-  text_put(&setup, "  const long long od = %s, os = %s;\n", od.s, os.s);
-  text_put(&setup, "  const long long b0 = (long long)%s * %d, a0 = (long long)%s * %d;\n", dig[qb].s, T, dig[qa].s, T);
+  ixj__text_put(&setup, "  const long long od = %s, os = %s;\n", od.s, os.s);
+  ixj__text_put(&setup, "  const long long b0 = (long long)%s * %d, a0 = (long long)%s * %d;\n", dig[qb].s, T, dig[qa].s, T);
   char *pre = NULL;
   ixj_status st = prelude(e, &pre, err);
   char tile_s[8], na[24], nb[24], ssb[24], ssa[24], sdb[24], sda[24];
@@ -296,12 +296,12 @@ static ixj_status tiled(cemit *e, const char *name, const char *signature, char 
   snprintf(ssa, sizeof ssa, "%lldLL", (long long)src->stride[qa]);
   snprintf(sdb, sizeof sdb, "%lldLL", (long long)dst->stride[qb]);
   snprintf(sda, sizeof sda, "%lldLL", (long long)dst->stride[qa]);
-  if (st == IXJ_OK && setup.oom) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (st == IXJ_OK && setup.oom) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   if (st == IXJ_OK) {
     const char *kv[] = {"TILE", tile_s, "SIGNATURE", signature, "NAME", name, "PRELUDE", pre,
                         "SETUP", setup.buf ? setup.buf : "", "NA", na, "NB", nb, "SSB", ssb, "SSA", ssa,
                         "SDB", sdb, "SDA", sda};
-    st = template_fill(ixj_template_cuda_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
+    st = ixj__template_fill(ixj__template_cuda_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }
   free(pre);
   free(setup.buf);
@@ -311,12 +311,12 @@ static ixj_status tiled(cemit *e, const char *name, const char *signature, char 
 static ixj_status emit_any(const ixj_plan *p, const char *name, const char *signature, cuda_division division,
                            char **out, cuda_divisors *divisors, ixj_error *err);
 
-ixj_status emit_cuda(const ixj_plan *p, const char *name, const char *signature, cuda_division division, char **out,
+ixj_status ixj__emit_cuda(const ixj_plan *p, const char *name, const char *signature, cuda_division division, char **out,
                      ixj_error *err) {
   return emit_any(p, name, signature, division, out, NULL, err);
 }
 
-ixj_status emit_cuda_runtime(const ixj_plan *p, const char *name, char **out, cuda_divisors *divisors, ixj_error *err) {
+ixj_status ixj__emit_cuda_runtime(const ixj_plan *p, const char *name, char **out, cuda_divisors *divisors, ixj_error *err) {
   return emit_any(p, name, "runtime-magic baseline", CUDA_DIV_RUNTIME, out, divisors, err);
 }
 
@@ -325,7 +325,7 @@ static ixj_status emit_any(const ixj_plan *p, const char *name, const char *sign
   cemit e = {p, division, p->index_bits, p->index_bits == 32 ? "unsigned" : "unsigned long long", 0, 0, {0}, NULL};
   *out = NULL;
   if (p->strategy == PLAN_EMPTY || p->strategy == PLAN_MEMCPY)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "a %s plan has no kernel", plan_strategy_name(p->strategy));
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "a %s plan has no kernel", ixj__plan_strategy_name(p->strategy));
   /* whole 16-byte vectors per access when the plan proved alignment */
   if (p->vector_elems > 1 && (size_t)p->vector_elems * p->elem_size == 16) e.vec = "uint4";
   ixj_status st = p->strategy == PLAN_TILED ? tiled(&e, name, signature, out, err)
@@ -337,7 +337,7 @@ static ixj_status emit_any(const ixj_plan *p, const char *name, const char *sign
   return st;
 }
 
-void cuda_launch_shape(const ixj_plan *p, uint64_t units, unsigned *blocks, unsigned *block_x, unsigned *block_y) {
+void ixj__cuda_launch_shape(const ixj_plan *p, uint64_t units, unsigned *blocks, unsigned *block_x, unsigned *block_y) {
   if (p->strategy == PLAN_TILED) {
     *blocks = (unsigned)units;
     *block_x = (unsigned)p->tile;

@@ -28,10 +28,10 @@ typedef struct cuda_divisors {
 } cuda_divisors;
 
 /* malloc'ed CUDA C defining extern "C" `name`; divisors may be NULL. */
-ixj_status emit_cuda(const ixj_plan *p, const char *name, const char *signature, cuda_division division, char **out,
+ixj_status ixj__emit_cuda(const ixj_plan *p, const char *name, const char *signature, cuda_division division, char **out,
                      ixj_error *err);
-ixj_status emit_cuda_runtime(const ixj_plan *p, const char *name, char **out, cuda_divisors *divisors, ixj_error *err);
+ixj_status ixj__emit_cuda_runtime(const ixj_plan *p, const char *name, char **out, cuda_divisors *divisors, ixj_error *err);
 /* Blocks and threads per block for the plan's work units. */
-void cuda_launch_shape(const ixj_plan *p, uint64_t units, unsigned *blocks, unsigned *block_x, unsigned *block_y);
+void ixj__cuda_launch_shape(const ixj_plan *p, uint64_t units, unsigned *blocks, unsigned *block_x, unsigned *block_y);
 
 #endif

@@ -11,6 +11,6 @@ typedef void (*ixj_kernel_fn)(const void *const *ptrs, const int64_t *offs, int6
 
 /* malloc'ed IR text defining `name` (NULL and an error when out of memory or
  * for a plan without a kernel: EMPTY, MEMCPY). */
-ixj_status emit_llvm(const ixj_plan *p, const char *name, const char *signature, char **out, ixj_error *err);
+ixj_status ixj__emit_llvm(const ixj_plan *p, const char *name, const char *signature, char **out, ixj_error *err);
 
 #endif

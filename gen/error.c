@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 const char *ixj_status_name(ixj_status status) {
   switch (status) {
@@ -14,11 +15,15 @@ const char *ixj_status_name(ixj_status status) {
   case IXJ_ERR_NO_MEMORY: return "out of memory";
   case IXJ_ERR_MISMATCH: return "mismatch";
   case IXJ_ERR_LIMIT: return "limit exceeded";
+  case IXJ_ERR_UNAVAILABLE: return "unavailable";
+  case IXJ_ERR_BACKEND: return "backend failure";
+  case IXJ_ERR_IO: return "I/O error";
+  case IXJ_ERR_INTERNAL: return "internal error";
   }
   return "unknown status";
 }
 
-ixj_status ixj_fail(ixj_error *err, ixj_status status, const char *fmt, ...) {
+ixj_status ixj__fail(ixj_error *err, ixj_status status, const char *fmt, ...) {
   if (err) {
     va_list ap;
     err->status = status;
@@ -29,3 +34,5 @@ ixj_status ixj_fail(ixj_error *err, ixj_status status, const char *fmt, ...) {
   }
   return status;
 }
+
+void ixj_free(void *ptr) { free(ptr); }

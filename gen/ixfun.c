@@ -10,7 +10,7 @@
 
 /* ---- LMAD helpers --------------------------------------------------------- */
 
-void lmad_logical_dims(const ixj_lmad *l, lmad_ldim *dims) {
+void ixj__lmad_logical_dims(const ixj_lmad *l, lmad_ldim *dims) {
   for (int k = 0; k < l->rank; k++) {
     int p = l->perm[k];
     dims[k].stride = l->stride[p];
@@ -20,11 +20,11 @@ void lmad_logical_dims(const ixj_lmad *l, lmad_ldim *dims) {
   }
 }
 
-void lmad_logical_shape(const ixj_lmad *l, int64_t *shape) {
+void ixj__lmad_logical_shape(const ixj_lmad *l, int64_t *shape) {
   for (int k = 0; k < l->rank; k++) shape[k] = l->shape[l->perm[k]];
 }
 
-bool shape_count(int rank, const int64_t *shape, int64_t *count) {
+bool ixj__shape_count(int rank, const int64_t *shape, int64_t *count) {
   int64_t c = 1;
   for (int k = 0; k < rank; k++)
     if (shape[k] < 0 || ixj_mul_ovf(c, shape[k], &c)) return false;
@@ -32,30 +32,30 @@ bool shape_count(int rank, const int64_t *shape, int64_t *count) {
   return true;
 }
 
-int64_t lmad_count(const ixj_lmad *l) {
+int64_t ixj__lmad_count(const ixj_lmad *l) {
   int64_t c = 1;
   for (int k = 0; k < l->rank; k++) c *= l->shape[k];
   return c;
 }
 
-ixj_status lmad_validate(ixj_lmad *l, ixj_error *err) {
+ixj_status ixj__lmad_validate(ixj_lmad *l, ixj_error *err) {
   if (l->rank < 0 || l->rank > IXJ_MAX_RANK)
-    return ixj_fail(err, IXJ_ERR_LIMIT, "rank %d is outside 0..%d", l->rank, IXJ_MAX_RANK);
+    return ixj__fail(err, IXJ_ERR_LIMIT, "rank %d is outside 0..%d", l->rank, IXJ_MAX_RANK);
   bool seen[IXJ_MAX_RANK] = {false};
   for (int k = 0; k < l->rank; k++) {
     int p = l->perm[k];
     if (p < 0 || p >= l->rank || seen[p])
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT,
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
                       "permutation is not a permutation of 0..%d", l->rank - 1);
     seen[p] = true;
   }
   int64_t count;
   for (int j = 0; j < l->rank; j++)
     if (l->shape[j] < 0)
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "negative extent %lld",
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "negative extent %lld",
                       (long long)l->shape[j]);
-  if (!shape_count(l->rank, l->shape, &count))
-    return ixj_fail(err, IXJ_ERR_OVERFLOW, "the element count overflows 64-bit arithmetic");
+  if (!ixj__shape_count(l->rank, l->shape, &count))
+    return ixj__fail(err, IXJ_ERR_OVERFLOW, "the element count overflows 64-bit arithmetic");
   /* Every reachable offset must fit: offset + the sum of each dim's most
    * negative and most positive term. */
   int64_t lo = l->offset, hi = l->offset;
@@ -67,7 +67,7 @@ ixj_status lmad_validate(ixj_lmad *l, ixj_error *err) {
     }
     l->rotate[j] = ixj_floor_mod(l->rotate[j], n);
     if (ixj_mul_ovf(s, n - 1, &t) || ixj_add_ovf(t < 0 ? lo : hi, t, t < 0 ? &lo : &hi))
-      return ixj_fail(err, IXJ_ERR_OVERFLOW,
+      return ixj__fail(err, IXJ_ERR_OVERFLOW,
                       "offsets overflow 64-bit arithmetic (stride %lld over extent %lld)",
                       (long long)s, (long long)n);
   }
@@ -93,7 +93,7 @@ static void dim_term_range(int64_t s, int64_t r, int64_t n, int64_t lo, int64_t 
   *tmax = a < b ? b : a;
 }
 
-void lmad_range(const ixj_lmad *l, int64_t *min, int64_t *max) {
+void ixj__lmad_range(const ixj_lmad *l, int64_t *min, int64_t *max) {
   int64_t lo = l->offset, hi = l->offset;
   for (int j = 0; j < l->rank; j++) {
     int64_t tmin, tmax;
@@ -139,12 +139,12 @@ static void block_range(const ixj_lmad *l, const lmad_ldim *d, const int64_t *di
   acc->any = true;
 }
 
-void lmad_range_over(const ixj_lmad *l, int64_t a, int64_t b, int64_t *min, int64_t *max) {
+void ixj__lmad_range_over(const ixj_lmad *l, int64_t a, int64_t b, int64_t *min, int64_t *max) {
   lmad_ldim d[IXJ_MAX_RANK];
   int64_t da[IXJ_MAX_RANK], db[IXJ_MAX_RANK];
   int rank = l->rank;
   range_acc acc = {0, 0, false};
-  lmad_logical_dims(l, d);
+  ixj__lmad_logical_dims(l, d);
   unflatten_dims(d, rank, a, da);
   unflatten_dims(d, rank, b, db);
   block_range(l, d, da, rank, 0, 0, &acc);
@@ -162,7 +162,7 @@ void lmad_range_over(const ixj_lmad *l, int64_t a, int64_t b, int64_t *min, int6
   *max = acc.max;
 }
 
-int64_t lmad_index(const ixj_lmad *l, const int64_t *logical_index) {
+int64_t ixj__lmad_index(const ixj_lmad *l, const int64_t *logical_index) {
   int64_t x = l->offset;
   for (int k = 0; k < l->rank; k++) {
     int p = l->perm[k];
@@ -173,7 +173,7 @@ int64_t lmad_index(const ixj_lmad *l, const int64_t *logical_index) {
   return x;
 }
 
-void lmad_iota(int rank, const int64_t *shape, int64_t offset, ixj_lmad *out) {
+void ixj__lmad_iota(int rank, const int64_t *shape, int64_t offset, ixj_lmad *out) {
   memset(out, 0, sizeof *out);
   out->offset = offset;
   out->rank = rank;
@@ -188,9 +188,9 @@ void lmad_iota(int rank, const int64_t *shape, int64_t offset, ixj_lmad *out) {
   }
 }
 
-bool lmad_is_affine(const ixj_lmad *l, int64_t *scale) {
+bool ixj__lmad_is_affine(const ixj_lmad *l, int64_t *scale) {
   lmad_ldim d[IXJ_MAX_RANK];
-  lmad_logical_dims(l, d);
+  ixj__lmad_logical_dims(l, d);
   int64_t inner_stride = 0, inner_extent = 0;
   bool have_inner = false;
   for (int k = l->rank - 1; k >= 0; k--) {
@@ -211,18 +211,18 @@ bool lmad_is_affine(const ixj_lmad *l, int64_t *scale) {
   return true;
 }
 
-bool lmad_reshape_nocopy(const ixj_lmad *l, int rank, const int64_t *shape, ixj_lmad *out) {
+bool ixj__lmad_reshape_nocopy(const ixj_lmad *l, int rank, const int64_t *shape, ixj_lmad *out) {
   lmad_ldim od[IXJ_MAX_RANK], o[IXJ_MAX_RANK];
   int64_t nstride[IXJ_MAX_RANK], nrot[IXJ_MAX_RANK];
   int anchor[IXJ_MAX_RANK], nidx[IXJ_MAX_RANK];
   int on = 0, nn = 0;
-  int64_t count = lmad_count(l);
+  int64_t count = ixj__lmad_count(l);
 
   if (count == 0) { /* no points: any layout will do */
-    lmad_iota(rank, shape, l->offset, out);
+    ixj__lmad_iota(rank, shape, l->offset, out);
     return true;
   }
-  lmad_logical_dims(l, od);
+  ixj__lmad_logical_dims(l, od);
   for (int k = 0; k < l->rank; k++)
     if (od[k].extent != 1) o[on++] = od[k];
   for (int k = 0; k < rank; k++) {
@@ -300,7 +300,7 @@ bool lmad_reshape_nocopy(const ixj_lmad *l, int rank, const int64_t *shape, ixj_
   return true;
 }
 
-bool lmad_equal(const ixj_lmad *a, const ixj_lmad *b) {
+bool ixj__lmad_equal(const ixj_lmad *a, const ixj_lmad *b) {
   if (a->offset != b->offset || a->rank != b->rank) return false;
   for (int k = 0; k < a->rank; k++)
     if (a->stride[k] != b->stride[k] || a->rotate[k] != b->rotate[k] ||
@@ -309,7 +309,7 @@ bool lmad_equal(const ixj_lmad *a, const ixj_lmad *b) {
   return true;
 }
 
-int lmad_dims_by_stride(const ixj_lmad *l, int64_t *abs_stride, int64_t *extent, int *broadcast) {
+int ixj__lmad_dims_by_stride(const ixj_lmad *l, int64_t *abs_stride, int64_t *extent, int *broadcast) {
   int m = 0;
   *broadcast = 0;
   for (int j = 0; j < l->rank; j++) {
@@ -332,9 +332,9 @@ int lmad_dims_by_stride(const ixj_lmad *l, int64_t *abs_stride, int64_t *extent,
   return m;
 }
 
-bool lmad_is_contiguous(const ixj_lmad *l) {
+bool ixj__lmad_is_contiguous(const ixj_lmad *l) {
   int64_t abs_stride[IXJ_MAX_RANK], extent[IXJ_MAX_RANK];
-  int broadcast, m = lmad_dims_by_stride(l, abs_stride, extent, &broadcast);
+  int broadcast, m = ixj__lmad_dims_by_stride(l, abs_stride, extent, &broadcast);
   int64_t want = 1;
   for (int k = 0; k < m; k++) { /* repeated points (broadcast dims) keep an interval an interval */
     if (abs_stride[k] != want) return false;
@@ -345,7 +345,7 @@ bool lmad_is_contiguous(const ixj_lmad *l) {
 
 /* ---- index functions ------------------------------------------------------ */
 
-ixj_ixfun *ixfun_alloc(int num_lmads) {
+ixj_ixfun *ixj__ixfun_alloc(int num_lmads) {
   ixj_ixfun *f = calloc(1, sizeof *f);
   if (!f) return NULL;
   f->lmads = calloc((size_t)(num_lmads > 0 ? num_lmads : 1), sizeof *f->lmads);
@@ -372,14 +372,14 @@ static void remove_lmad(ixj_ixfun *f, int k) {
 static bool simplify_once(ixj_ixfun *f) {
   for (int k = 0; k + 1 < f->num_lmads; k++) {
     ixj_lmad *cur = &f->lmads[k], *next = &f->lmads[k + 1];
-    if (lmad_count(cur) == 0 || lmad_count(next) == 0) continue;
+    if (ixj__lmad_count(cur) == 0 || ixj__lmad_count(next) == 0) continue;
     int64_t scale, off;
     /* next is x -> o + scale*x: fold it into cur. */
-    if (lmad_is_affine(next, &scale)) {
+    if (ixj__lmad_is_affine(next, &scale)) {
       ixj_lmad merged = *cur;
       bool ovf = ixj_mul_ovf(cur->offset, scale, &off) || ixj_add_ovf(off, next->offset, &merged.offset);
       for (int j = 0; j < cur->rank && !ovf; j++) ovf = ixj_mul_ovf(cur->stride[j], scale, &merged.stride[j]);
-      if (!ovf && lmad_validate(&merged, NULL) == IXJ_OK) {
+      if (!ovf && ixj__lmad_validate(&merged, NULL) == IXJ_OK) {
         *cur = merged;
         remove_lmad(f, k + 1);
         return true;
@@ -387,12 +387,12 @@ static bool simplify_once(ixj_ixfun *f) {
     }
     /* cur is the row-major enumeration of next's whole index space: the pair
      * is next reshaped to cur's shape. */
-    if (lmad_is_affine(cur, &scale) && scale == 1 && cur->offset == 0 &&
-        lmad_count(cur) == lmad_count(next)) {
+    if (ixj__lmad_is_affine(cur, &scale) && scale == 1 && cur->offset == 0 &&
+        ixj__lmad_count(cur) == ixj__lmad_count(next)) {
       int64_t shape[IXJ_MAX_RANK];
       ixj_lmad merged;
-      lmad_logical_shape(cur, shape);
-      if (lmad_reshape_nocopy(next, cur->rank, shape, &merged) && lmad_validate(&merged, NULL) == IXJ_OK) {
+      ixj__lmad_logical_shape(cur, shape);
+      if (ixj__lmad_reshape_nocopy(next, cur->rank, shape, &merged) && ixj__lmad_validate(&merged, NULL) == IXJ_OK) {
         f->lmads[k + 1] = merged;
         remove_lmad(f, k);
         return true;
@@ -402,17 +402,17 @@ static bool simplify_once(ixj_ixfun *f) {
   return false;
 }
 
-int64_t ixfun_eval(const ixj_ixfun *f, int upto, const int64_t *index) {
+int64_t ixj__ixfun_eval(const ixj_ixfun *f, int upto, const int64_t *index) {
   int64_t shape[IXJ_MAX_RANK], digits[IXJ_MAX_RANK];
-  int64_t x = lmad_index(&f->lmads[0], index);
+  int64_t x = ixj__lmad_index(&f->lmads[0], index);
   for (int m = 1; m <= upto; m++) {
     const ixj_lmad *l = &f->lmads[m];
-    lmad_logical_shape(l, shape);
+    ixj__lmad_logical_shape(l, shape);
     for (int k = l->rank - 1; k >= 0; k--) { /* x lies in [0, count(l)) */
       digits[k] = x % shape[k];
       x /= shape[k];
     }
-    x = lmad_index(l, digits);
+    x = ixj__lmad_index(l, digits);
   }
   return x;
 }
@@ -421,13 +421,13 @@ int64_t ixfun_eval(const ixj_ixfun *f, int upto, const int64_t *index) {
  * them; false when there are more than max_points. */
 static bool prefix_range(const ixj_ixfun *f, int upto, int64_t max_points, int64_t *lo, int64_t *hi) {
   const ixj_lmad *h = &f->lmads[0];
-  int64_t count = lmad_count(h), shape[IXJ_MAX_RANK], idx[IXJ_MAX_RANK] = {0};
+  int64_t count = ixj__lmad_count(h), shape[IXJ_MAX_RANK], idx[IXJ_MAX_RANK] = {0};
   if (count > max_points) return false;
-  lmad_logical_shape(h, shape);
+  ixj__lmad_logical_shape(h, shape);
   *lo = INT64_MAX;
   *hi = INT64_MIN;
   for (int64_t n = 0; n < count; n++) {
-    int64_t x = ixfun_eval(f, upto, idx);
+    int64_t x = ixj__ixfun_eval(f, upto, idx);
     if (x < *lo) *lo = x;
     if (x > *hi) *hi = x;
     for (int k = h->rank - 1; k >= 0 && ++idx[k] == shape[k]; k--) idx[k] = 0;
@@ -437,49 +437,49 @@ static bool prefix_range(const ixj_ixfun *f, int upto, int64_t max_points, int64
 
 static ixj_status check_chain(const ixj_ixfun *f, ixj_error *err) {
   int64_t lo, hi;
-  lmad_range(&f->lmads[0], &lo, &hi);
+  ixj__lmad_range(&f->lmads[0], &lo, &hi);
   for (int k = 0; k + 1 < f->num_lmads; k++) {
-    int64_t n = lmad_count(&f->lmads[k + 1]);
+    int64_t n = ixj__lmad_count(&f->lmads[k + 1]);
     /* the propagated enclosure can be loose: then look at every point */
     if ((lo < 0 || hi >= n) && k > 0 && !prefix_range(f, k, INT64_C(1) << 24, &lo, &hi))
-      return ixj_fail(err, IXJ_ERR_LIMIT, "cannot verify that LMAD %d stays inside LMAD %d (too many points)", k,
+      return ixj__fail(err, IXJ_ERR_LIMIT, "cannot verify that LMAD %d stays inside LMAD %d (too many points)", k,
                       k + 1);
     if (lo < 0 || hi >= n)
-      return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE, "LMAD %d reaches offsets %lld..%lld outside the %lld points of LMAD %d",
+      return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "LMAD %d reaches offsets %lld..%lld outside the %lld points of LMAD %d",
                       k, (long long)lo, (long long)hi, (long long)n, k + 1);
-    lmad_range_over(&f->lmads[k + 1], lo, hi, &lo, &hi);
+    ixj__lmad_range_over(&f->lmads[k + 1], lo, hi, &lo, &hi);
   }
   return IXJ_OK;
 }
 
-ixj_status ixfun_finish(ixj_ixfun *f, bool simplify, ixj_ixfun **out, ixj_error *err) {
+ixj_status ixj__ixfun_finish(ixj_ixfun *f, bool simplify, ixj_ixfun **out, ixj_error *err) {
   ixj_status st = IXJ_OK;
   int64_t count;
   if (f->num_lmads < 1 || f->num_lmads > IXJ_MAX_LMADS) {
-    st = ixj_fail(err, IXJ_ERR_LIMIT, "an index function has 1..%d LMADs, not %d", IXJ_MAX_LMADS,
+    st = ixj__fail(err, IXJ_ERR_LIMIT, "an index function has 1..%d LMADs, not %d", IXJ_MAX_LMADS,
                   f->num_lmads);
     goto fail;
   }
   if (f->base_rank < 0 || f->base_rank > IXJ_MAX_RANK) {
-    st = ixj_fail(err, IXJ_ERR_LIMIT, "base rank %d is outside 0..%d", f->base_rank, IXJ_MAX_RANK);
+    st = ixj__fail(err, IXJ_ERR_LIMIT, "base rank %d is outside 0..%d", f->base_rank, IXJ_MAX_RANK);
     goto fail;
   }
   for (int k = 0; k < f->base_rank; k++)
     if (f->base[k] < 0) {
-      st = ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "negative base extent %lld", (long long)f->base[k]);
+      st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "negative base extent %lld", (long long)f->base[k]);
       goto fail;
     }
-  if (!shape_count(f->base_rank, f->base, &count)) {
-    st = ixj_fail(err, IXJ_ERR_OVERFLOW, "the base's element count overflows 64-bit arithmetic");
+  if (!ixj__shape_count(f->base_rank, f->base, &count)) {
+    st = ixj__fail(err, IXJ_ERR_OVERFLOW, "the base's element count overflows 64-bit arithmetic");
     goto fail;
   }
   for (int k = 0; k < f->num_lmads; k++) {
-    st = lmad_validate(&f->lmads[k], err);
+    st = ixj__lmad_validate(&f->lmads[k], err);
     if (st != IXJ_OK) goto fail;
   }
   /* A literal chain (operations build valid ones): every value an LMAD can
    * reach must index the next one's row-major space. */
-  bool empty = lmad_count(&f->lmads[0]) == 0;
+  bool empty = ixj__lmad_count(&f->lmads[0]) == 0;
   if (!simplify && !empty && (st = check_chain(f, err)) != IXJ_OK) goto fail;
   if (simplify && empty) f->num_lmads = 1; /* no points: the rest of the chain is unreachable */
   if (simplify)
@@ -494,12 +494,12 @@ fail:
 }
 
 static ixj_status no_memory(ixj_error *err) {
-  return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
 }
 
 static ixj_status check_rank(int rank, ixj_error *err) {
   if (rank < 0 || rank > IXJ_MAX_RANK)
-    return ixj_fail(err, IXJ_ERR_LIMIT, "rank %d is outside 0..%d", rank, IXJ_MAX_RANK);
+    return ixj__fail(err, IXJ_ERR_LIMIT, "rank %d is outside 0..%d", rank, IXJ_MAX_RANK);
   return IXJ_OK;
 }
 
@@ -511,15 +511,15 @@ ixj_status ixj_ixfun_iota(int rank, const int64_t *shape, int64_t offset, ixj_ix
   if (check_rank(rank, err) != IXJ_OK) return IXJ_ERR_LIMIT;
   for (int k = 0; k < rank; k++)
     if (shape[k] < 0)
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "negative extent %lld", (long long)shape[k]);
-  if (!shape_count(rank, shape, &count))
-    return ixj_fail(err, IXJ_ERR_OVERFLOW, "the element count overflows 64-bit arithmetic");
-  ixj_ixfun *f = ixfun_alloc(1);
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "negative extent %lld", (long long)shape[k]);
+  if (!ixj__shape_count(rank, shape, &count))
+    return ixj__fail(err, IXJ_ERR_OVERFLOW, "the element count overflows 64-bit arithmetic");
+  ixj_ixfun *f = ixj__ixfun_alloc(1);
   if (!f) return no_memory(err);
-  lmad_iota(rank, shape, offset, &f->lmads[0]);
+  ixj__lmad_iota(rank, shape, offset, &f->lmads[0]);
   f->base_rank = rank;
   memcpy(f->base, shape, (size_t)rank * sizeof *shape);
-  return ixfun_finish(f, false, out, err);
+  return ixj__ixfun_finish(f, false, out, err);
 }
 
 ixj_status ixj_ixfun_strided(int rank, const int64_t *shape, const int64_t *strides, int64_t offset,
@@ -527,7 +527,7 @@ ixj_status ixj_ixfun_strided(int rank, const int64_t *shape, const int64_t *stri
   IXJ_REQUIRE_ARGS(err, out && (rank <= 0 || (shape && strides)));
   *out = NULL;
   if (check_rank(rank, err) != IXJ_OK) return IXJ_ERR_LIMIT;
-  ixj_ixfun *f = ixfun_alloc(1);
+  ixj_ixfun *f = ixj__ixfun_alloc(1);
   if (!f) return no_memory(err);
   ixj_lmad *l = &f->lmads[0];
   l->offset = offset;
@@ -537,26 +537,26 @@ ixj_status ixj_ixfun_strided(int rank, const int64_t *shape, const int64_t *stri
     l->stride[k] = strides[k];
     l->perm[k] = k;
   }
-  ixj_status st = lmad_validate(l, err);
+  ixj_status st = ixj__lmad_validate(l, err);
   if (st != IXJ_OK) {
     ixj_ixfun_free(f);
     return st;
   }
   int64_t scale;
-  if (lmad_is_affine(l, &scale) && scale == 1 && lmad_count(l) > 0) {
+  if (ixj__lmad_is_affine(l, &scale) && scale == 1 && ixj__lmad_count(l) > 0) {
     f->base_rank = rank; /* an iota in disguise */
     memcpy(f->base, shape, (size_t)rank * sizeof *shape);
   } else {
     int64_t lo = 0, hi = -1;
-    if (lmad_count(l) > 0) lmad_range(l, &lo, &hi);
+    if (ixj__lmad_count(l) > 0) ixj__lmad_range(l, &lo, &hi);
     if (hi == INT64_MAX) {
       ixj_ixfun_free(f);
-      return ixj_fail(err, IXJ_ERR_OVERFLOW, "the buffer extent overflows 64-bit arithmetic");
+      return ixj__fail(err, IXJ_ERR_OVERFLOW, "the buffer extent overflows 64-bit arithmetic");
     }
     f->base_rank = 1;
     f->base[0] = hi >= 0 ? hi + 1 : 0;
   }
-  return ixfun_finish(f, false, out, err);
+  return ixj__ixfun_finish(f, false, out, err);
 }
 
 ixj_status ixj_ixfun_from_lmads(int count, const ixj_lmad *lmads, int base_rank, const int64_t *base,
@@ -564,14 +564,14 @@ ixj_status ixj_ixfun_from_lmads(int count, const ixj_lmad *lmads, int base_rank,
   IXJ_REQUIRE_ARGS(err, out && lmads && (base_rank <= 0 || base));
   *out = NULL;
   if (count < 1 || count > IXJ_MAX_LMADS)
-    return ixj_fail(err, IXJ_ERR_LIMIT, "an index function has 1..%d LMADs, not %d", IXJ_MAX_LMADS, count);
+    return ixj__fail(err, IXJ_ERR_LIMIT, "an index function has 1..%d LMADs, not %d", IXJ_MAX_LMADS, count);
   if (check_rank(base_rank, err) != IXJ_OK) return IXJ_ERR_LIMIT;
-  ixj_ixfun *f = ixfun_alloc(count);
+  ixj_ixfun *f = ixj__ixfun_alloc(count);
   if (!f) return no_memory(err);
   memcpy(f->lmads, lmads, (size_t)count * sizeof *lmads);
   f->base_rank = base_rank;
   memcpy(f->base, base, (size_t)base_rank * sizeof *base);
-  return ixfun_finish(f, false, out, err);
+  return ixj__ixfun_finish(f, false, out, err);
 }
 
 ixj_status ixj_ixfun_clone(const ixj_ixfun *f, ixj_ixfun **out, ixj_error *err) {

@@ -34,23 +34,23 @@ ixj_status ixj_ixfun_generalize(const ixj_ixfun *a, const ixj_ixfun *b, ixj_ixfu
   IXJ_REQUIRE_ARGS(err, a && b && out);
   *out = NULL;
   if (a->num_lmads != 1 || b->num_lmads != 1)
-    return ixj_fail(err, IXJ_ERR_MISMATCH, "generalize: both functions must have one LMAD (have %d and %d)",
+    return ixj__fail(err, IXJ_ERR_MISMATCH, "generalize: both functions must have one LMAD (have %d and %d)",
                     a->num_lmads, b->num_lmads);
   if (a->base_rank != b->base_rank)
-    return ixj_fail(err, IXJ_ERR_MISMATCH, "generalize: base ranks differ (%d and %d)", a->base_rank, b->base_rank);
+    return ixj__fail(err, IXJ_ERR_MISMATCH, "generalize: base ranks differ (%d and %d)", a->base_rank, b->base_rank);
   if (ixj_ixfun_is_contiguous(a) != ixj_ixfun_is_contiguous(b))
-    return ixj_fail(err, IXJ_ERR_MISMATCH, "generalize: one function is contiguous and the other is not");
+    return ixj__fail(err, IXJ_ERR_MISMATCH, "generalize: one function is contiguous and the other is not");
   const ixj_lmad *la = &a->lmads[0], *lb = &b->lmads[0];
   if (la->rank != lb->rank)
-    return ixj_fail(err, IXJ_ERR_MISMATCH, "generalize: ranks differ (%d and %d)", la->rank, lb->rank);
+    return ixj__fail(err, IXJ_ERR_MISMATCH, "generalize: ranks differ (%d and %d)", la->rank, lb->rank);
   for (int k = 0; k < la->rank; k++) {
     if (la->perm[k] != lb->perm[k])
-      return ixj_fail(err, IXJ_ERR_MISMATCH, "generalize: permutations differ");
+      return ixj__fail(err, IXJ_ERR_MISMATCH, "generalize: permutations differ");
     if (ixj_lmad_dim_monotonicity(la, k) != ixj_lmad_dim_monotonicity(lb, k))
-      return ixj_fail(err, IXJ_ERR_MISMATCH, "generalize: monotonicity of dim %d differs", k);
+      return ixj__fail(err, IXJ_ERR_MISMATCH, "generalize: monotonicity of dim %d differs", k);
   }
   ixj_ixfun_general *g = calloc(1, sizeof *g);
-  if (!g) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (!g) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   ixj_status st = ixj_ixfun_clone(a, &g->shape_of, err);
   if (st != IXJ_OK) {
     free(g);
@@ -96,7 +96,7 @@ ixj_status ixj_general_instantiate(const ixj_ixfun_general *g, const int64_t *va
 }
 
 size_t ixj_general_format(const ixj_ixfun_general *g, char *buf, size_t size) {
-  return ixfun_format(g->shape_of, &g->holes, g->contiguous, buf, size);
+  return ixj__ixfun_format(g->shape_of, &g->holes, g->contiguous, buf, size);
 }
 
 void ixj_general_free(ixj_ixfun_general *g) {

@@ -18,44 +18,44 @@ typedef struct lmad_ldim {
   int physical;
 } lmad_ldim;
 
-void lmad_logical_dims(const ixj_lmad *l, lmad_ldim *dims);
-void lmad_logical_shape(const ixj_lmad *l, int64_t *shape);
+void ixj__lmad_logical_dims(const ixj_lmad *l, lmad_ldim *dims);
+void ixj__lmad_logical_shape(const ixj_lmad *l, int64_t *shape);
 /* Product of extents; false on overflow. */
-bool shape_count(int rank, const int64_t *shape, int64_t *count);
-int64_t lmad_count(const ixj_lmad *l); /* valid LMADs only */
+bool ixj__shape_count(int rank, const int64_t *shape, int64_t *count);
+int64_t ixj__lmad_count(const ixj_lmad *l); /* valid LMADs only */
 /* Checks rank, extents, permutation and 64-bit overflow of every reachable
  * offset; reduces rotations to canonical form. */
-ixj_status lmad_validate(ixj_lmad *l, ixj_error *err);
+ixj_status ixj__lmad_validate(ixj_lmad *l, ixj_error *err);
 /* Exact min and max of a validated, non-empty LMAD. */
-void lmad_range(const ixj_lmad *l, int64_t *min, int64_t *max);
+void ixj__lmad_range(const ixj_lmad *l, int64_t *min, int64_t *max);
 /* Exact min and max over the row-major flat positions [a, b] of its domain. */
-void lmad_range_over(const ixj_lmad *l, int64_t a, int64_t b, int64_t *min, int64_t *max);
-int64_t lmad_index(const ixj_lmad *l, const int64_t *logical_index);
+void ixj__lmad_range_over(const ixj_lmad *l, int64_t a, int64_t b, int64_t *min, int64_t *max);
+int64_t ixj__lmad_index(const ixj_lmad *l, const int64_t *logical_index);
 /* The identity-permuted row-major LMAD of `shape` at `offset`. */
-void lmad_iota(int rank, const int64_t *shape, int64_t offset, ixj_lmad *out);
+void ixj__lmad_iota(int rank, const int64_t *shape, int64_t offset, ixj_lmad *out);
 /* x -> offset + scale * x over the row-major domain? (rotation-free, strides
  * row-major up to a common factor). Writes the scale. */
-bool lmad_is_affine(const ixj_lmad *l, int64_t *scale);
+bool ixj__lmad_is_affine(const ixj_lmad *l, int64_t *scale);
 /* Reshape without moving data (NumPy's no-copy rule; rotations kept where
  * they stay whole-row rotations). False when the result is not one LMAD. */
-bool lmad_reshape_nocopy(const ixj_lmad *l, int rank, const int64_t *shape, ixj_lmad *out);
-bool lmad_equal(const ixj_lmad *a, const ixj_lmad *b);
-bool lmad_is_contiguous(const ixj_lmad *l);
+bool ixj__lmad_reshape_nocopy(const ixj_lmad *l, int rank, const int64_t *shape, ixj_lmad *out);
+bool ixj__lmad_equal(const ixj_lmad *a, const ixj_lmad *b);
+bool ixj__lmad_is_contiguous(const ixj_lmad *l);
 /* The dims of extent > 1 and nonzero stride, sorted by |stride| (ascending):
  * their count, or -1 when the LMAD has no points. *broadcast counts the dims
  * of extent > 1 and stride 0. */
-int lmad_dims_by_stride(const ixj_lmad *l, int64_t *abs_stride, int64_t *extent, int *broadcast);
+int ixj__lmad_dims_by_stride(const ixj_lmad *l, int64_t *abs_stride, int64_t *extent, int *broadcast);
 
-ixj_ixfun *ixfun_alloc(int num_lmads);
+ixj_ixfun *ixj__ixfun_alloc(int num_lmads);
 /* The value of LMAD `upto` of the chain at a (valid) logical index. */
-int64_t ixfun_eval(const ixj_ixfun *f, int upto, const int64_t *index);
+int64_t ixj__ixfun_eval(const ixj_ixfun *f, int upto, const int64_t *index);
 /* The exact reachable range: ixj_ixfun_offset_range when that is exact, else
  * by visiting every point when there are at most max_points (false if more). */
-bool ixfun_exact_range(const ixj_ixfun *f, int64_t max_points, ixj_offset_range *out);
+bool ixj__ixfun_exact_range(const ixj_ixfun *f, int64_t max_points, ixj_offset_range *out);
 /* Validates every LMAD and the chain (each LMAD inside the next one's index
  * space); with simplify, merges adjacent LMADs whenever one LMAD can express
  * the pair. Frees f and returns an error on failure. */
-ixj_status ixfun_finish(ixj_ixfun *f, bool simplify, ixj_ixfun **out, ixj_error *err);
+ixj_status ixj__ixfun_finish(ixj_ixfun *f, bool simplify, ixj_ixfun **out, ixj_error *err);
 
 
 
@@ -69,6 +69,6 @@ typedef struct ixfun_holes {
 
 /* Futhark's format, with ?K for holes when `holes` is non-NULL; contiguity
  * printed as given. snprintf-style. */
-size_t ixfun_format(const ixj_ixfun *f, const ixfun_holes *holes, bool contiguous, char *buf,
+size_t ixj__ixfun_format(const ixj_ixfun *f, const ixfun_holes *holes, bool contiguous, char *buf,
                     size_t size);
 #endif

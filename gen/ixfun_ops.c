@@ -13,10 +13,10 @@
 /* A copy of f with `extra` free LMAD slots at the front. */
 static ixj_status derive(const ixj_ixfun *f, int extra, ixj_ixfun **out, ixj_error *err) {
   if (f->num_lmads + extra > IXJ_MAX_LMADS)
-    return ixj_fail(err, IXJ_ERR_LIMIT, "the index function would need more than %d LMADs",
+    return ixj__fail(err, IXJ_ERR_LIMIT, "the index function would need more than %d LMADs",
                     IXJ_MAX_LMADS);
-  ixj_ixfun *g = ixfun_alloc(f->num_lmads + extra);
-  if (!g) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  ixj_ixfun *g = ixj__ixfun_alloc(f->num_lmads + extra);
+  if (!g) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   memcpy(g->lmads + extra, f->lmads, (size_t)f->num_lmads * sizeof *f->lmads);
   g->base_rank = f->base_rank;
   memcpy(g->base, f->base, sizeof g->base);
@@ -31,10 +31,10 @@ ixj_status ixj_ixfun_permute(const ixj_ixfun *f, int n, const int *perm, ixj_ixf
   bool seen[IXJ_MAX_RANK] = {false};
   *out = NULL;
   if (n != h->rank)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "permute needs %d items, got %d", h->rank, n);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "permute needs %d items, got %d", h->rank, n);
   for (int k = 0; k < n; k++) {
     if (perm[k] < 0 || perm[k] >= n || seen[perm[k]])
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT,
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
                       "permute: item %d (%d) makes this not a permutation of 0..%d", k, perm[k], n - 1);
     seen[perm[k]] = true;
   }
@@ -42,7 +42,7 @@ ixj_status ixj_ixfun_permute(const ixj_ixfun *f, int n, const int *perm, ixj_ixf
   ixj_status st = derive(f, 0, &g, err);
   if (st != IXJ_OK) return st;
   for (int k = 0; k < n; k++) g->lmads[0].perm[k] = h->perm[perm[k]];
-  return ixfun_finish(g, true, out, err);
+  return ixj__ixfun_finish(g, true, out, err);
 }
 
 ixj_status ixj_ixfun_rotate(const ixj_ixfun *f, int n, const int64_t *amounts, ixj_ixfun **out,
@@ -51,7 +51,7 @@ ixj_status ixj_ixfun_rotate(const ixj_ixfun *f, int n, const int64_t *amounts, i
   const ixj_lmad *h = &f->lmads[0];
   *out = NULL;
   if (n != h->rank)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "rotate needs %d amounts (one per dim), got %d",
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "rotate needs %d amounts (one per dim), got %d",
                     h->rank, n);
   ixj_ixfun *g;
   ixj_status st = derive(f, 0, &g, err);
@@ -62,7 +62,7 @@ ixj_status ixj_ixfun_rotate(const ixj_ixfun *f, int n, const int64_t *amounts, i
     if (e > 1) /* both terms are reduced below e, so the sum cannot overflow */
       g->lmads[0].rotate[p] = ixj_floor_mod(h->rotate[p] + ixj_floor_mod(amounts[k], e), e);
   }
-  return ixfun_finish(g, true, out, err);
+  return ixj__ixfun_finish(g, true, out, err);
 }
 
 /* ---- slice ------------------------------------------------------------- */
@@ -138,7 +138,7 @@ static bool slice_lmad(const ixj_lmad *h, const ixj_slice_item *items, ixj_lmad 
 ixj_status ixj_slice_numpy(int64_t extent, bool has_start, int64_t start, bool has_stop, int64_t stop,
                            int64_t step, ixj_slice_item *out, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, out);
-  if (step == 0) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "slice step cannot be zero");
+  if (step == 0) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "slice step cannot be zero");
   if (step == INT64_MIN) step = -INT64_MAX; /* same elements, avoids -step overflow */
   /* CPython's PySlice_AdjustIndices, with its defaults. */
   if (!has_start) start = step < 0 ? INT64_MAX : 0;
@@ -177,30 +177,30 @@ ixj_status ixj_ixfun_slice(const ixj_ixfun *f, int n, const ixj_slice_item *item
   bool identity = true;
   *out = NULL;
   if (n < 0 || n > h->rank)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "slice has %d items for %d dims", n, h->rank);
-  lmad_logical_shape(h, shape);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "slice has %d items for %d dims", n, h->rank);
+  ixj__lmad_logical_shape(h, shape);
   for (int k = 0; k < h->rank; k++) {
     ixj_slice_item it = {IXJ_SLICE_RANGE, 0, shape[k], 1};
     if (k < n) it = items[k];
     int64_t e = shape[k], last;
     if (it.kind == IXJ_SLICE_FIX) {
       if (it.start < 0 || it.start >= e)
-        return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE, "slice: index %lld is out of range for dim %d of extent %lld",
+        return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "slice: index %lld is out of range for dim %d of extent %lld",
                         (long long)it.start, k, (long long)e);
     } else if (it.kind == IXJ_SLICE_RANGE) {
       if (it.count < 0)
-        return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "slice: negative count %lld in dim %d",
+        return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "slice: negative count %lld in dim %d",
                         (long long)it.count, k);
       if (it.count > 0 &&
           (it.start < 0 || it.start >= e || ixj_mul_ovf(it.count - 1, it.step, &last) ||
            ixj_add_ovf(it.start, last, &last) || last < 0 || last >= e))
-        return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE,
+        return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE,
                         "slice: %lld:+%lld*%lld leaves dim %d of extent %lld", (long long)it.start,
                         (long long)it.count, (long long)it.step, k, (long long)e);
       if (it.count == 0) it.start = 0, it.step = 1;
       if (it.count == 1) it.step = 1;
     } else {
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "slice: bad item kind in dim %d", k);
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "slice: bad item kind in dim %d", k);
     }
     full[k] = it;
     if (!(it.kind == IXJ_SLICE_RANGE && it.start == 0 && it.count == e && (it.step == 1 || e <= 1)))
@@ -217,13 +217,13 @@ ixj_status ixj_ixfun_slice(const ixj_ixfun *f, int n, const ixj_slice_item *item
     g->lmads[0] = sliced;
   } else { /* slice a fresh row-major LMAD over the head's shape instead */
     ixj_lmad fresh;
-    lmad_iota(h->rank, shape, 0, &fresh);
+    ixj__lmad_iota(h->rank, shape, 0, &fresh);
     slice_lmad(&fresh, full, &sliced); /* cannot fail: no rotations */
     st = derive(f, 1, &g, err);
     if (st != IXJ_OK) return st;
     g->lmads[0] = sliced;
   }
-  return ixfun_finish(g, true, out, err);
+  return ixj__ixfun_finish(g, true, out, err);
 }
 
 /* ---- reshape, expand, rebase -------------------------------------------- */
@@ -232,47 +232,47 @@ ixj_status ixj_ixfun_reshape(const ixj_ixfun *f, int rank, const int64_t *shape,
                              ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, f && out && (rank <= 0 || shape));
   const ixj_lmad *h = &f->lmads[0];
-  int64_t dims[IXJ_MAX_RANK], known = 1, count = lmad_count(h);
+  int64_t dims[IXJ_MAX_RANK], known = 1, count = ixj__lmad_count(h);
   int infer = -1;
   *out = NULL;
   if (rank < 0 || rank > IXJ_MAX_RANK)
-    return ixj_fail(err, IXJ_ERR_LIMIT, "reshape: rank %d is outside 0..%d", rank, IXJ_MAX_RANK);
+    return ixj__fail(err, IXJ_ERR_LIMIT, "reshape: rank %d is outside 0..%d", rank, IXJ_MAX_RANK);
   for (int k = 0; k < rank; k++) {
     dims[k] = shape[k];
     if (shape[k] == -1) {
-      if (infer >= 0) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "reshape: more than one -1");
+      if (infer >= 0) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "reshape: more than one -1");
       infer = k;
     } else if (shape[k] < 0) {
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "reshape: negative extent %lld", (long long)shape[k]);
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "reshape: negative extent %lld", (long long)shape[k]);
     } else if (ixj_mul_ovf(known, shape[k], &known)) {
-      return ixj_fail(err, IXJ_ERR_OVERFLOW, "reshape: the element count overflows 64-bit arithmetic");
+      return ixj__fail(err, IXJ_ERR_OVERFLOW, "reshape: the element count overflows 64-bit arithmetic");
     }
   }
   if (infer >= 0) {
     if (known == 0 || count % known != 0)
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT,
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
                       "reshape: cannot infer -1 for %lld elements", (long long)count);
     dims[infer] = count / known;
     known = count;
   }
   if (known != count)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT,
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
                     "reshape: %lld elements cannot take a shape of %lld elements", (long long)count,
                     (long long)known);
 
   ixj_ixfun *g;
   ixj_lmad reshaped;
   ixj_status st;
-  if (lmad_reshape_nocopy(h, rank, dims, &reshaped)) {
+  if (ixj__lmad_reshape_nocopy(h, rank, dims, &reshaped)) {
     st = derive(f, 0, &g, err);
     if (st != IXJ_OK) return st;
   } else {
     st = derive(f, 1, &g, err);
     if (st != IXJ_OK) return st;
-    lmad_iota(rank, dims, 0, &reshaped);
+    ixj__lmad_iota(rank, dims, 0, &reshaped);
   }
   g->lmads[0] = reshaped;
-  return ixfun_finish(g, true, out, err);
+  return ixj__ixfun_finish(g, true, out, err);
 }
 
 ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t *shape, ixj_ixfun **out,
@@ -282,12 +282,12 @@ ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t *shape, 
   int r = h->rank, m = rank - r;
   *out = NULL;
   if (rank > IXJ_MAX_RANK)
-    return ixj_fail(err, IXJ_ERR_LIMIT, "expand: rank %d is above %d", rank, IXJ_MAX_RANK);
+    return ixj__fail(err, IXJ_ERR_LIMIT, "expand: rank %d is above %d", rank, IXJ_MAX_RANK);
   if (m < 0)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "expand: %d dims cannot broadcast to %d", r, rank);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "expand: %d dims cannot broadcast to %d", r, rank);
   for (int k = 0; k < rank; k++)
     if (shape[k] < 0)
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "expand: negative extent %lld", (long long)shape[k]);
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "expand: negative extent %lld", (long long)shape[k]);
   ixj_lmad e;
   memset(&e, 0, sizeof e);
   e.offset = h->offset;
@@ -307,7 +307,7 @@ ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t *shape, 
     e.perm[m + k] = p;
     if (want == have) continue;
     if (have != 1)
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT,
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
                       "expand: dim %d has extent %lld, which cannot broadcast to %lld", k,
                       (long long)have, (long long)want);
     e.shape[p] = want;
@@ -318,32 +318,32 @@ ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t *shape, 
   ixj_status st = derive(f, 0, &g, err);
   if (st != IXJ_OK) return st;
   g->lmads[0] = e;
-  return ixfun_finish(g, true, out, err);
+  return ixj__ixfun_finish(g, true, out, err);
 }
 
 ixj_status ixj_ixfun_rebase(const ixj_ixfun *f, const ixj_ixfun *nb, ixj_ixfun **out, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, f && nb && out);
-  int64_t base_count, nb_count = lmad_count(&nb->lmads[0]);
+  int64_t base_count, nb_count = ixj__lmad_count(&nb->lmads[0]);
   *out = NULL;
-  shape_count(f->base_rank, f->base, &base_count);
+  ixj__shape_count(f->base_rank, f->base, &base_count);
   if (base_count != nb_count)
-    return ixj_fail(err, IXJ_ERR_MISMATCH,
+    return ixj__fail(err, IXJ_ERR_MISMATCH,
                     "rebase: the base has %lld elements but the new base has %lld",
                     (long long)base_count, (long long)nb_count);
   ixj_offset_range r = ixj_ixfun_offset_range(f);
   if (!r.empty && (r.min < 0 || r.max >= nb_count)) /* the enclosure may be loose for a chain */
-    ixfun_exact_range(f, INT64_C(1) << 24, &r);
+    ixj__ixfun_exact_range(f, INT64_C(1) << 24, &r);
   if (!r.empty && (r.min < 0 || r.max >= nb_count))
-    return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE,
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE,
                     "rebase: the function reaches offsets %lld..%lld outside the new base's %lld elements",
                     (long long)r.min, (long long)r.max, (long long)nb_count);
   if (f->num_lmads + nb->num_lmads > IXJ_MAX_LMADS)
-    return ixj_fail(err, IXJ_ERR_LIMIT, "rebase: the chain would need more than %d LMADs", IXJ_MAX_LMADS);
-  ixj_ixfun *g = ixfun_alloc(f->num_lmads + nb->num_lmads);
-  if (!g) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    return ixj__fail(err, IXJ_ERR_LIMIT, "rebase: the chain would need more than %d LMADs", IXJ_MAX_LMADS);
+  ixj_ixfun *g = ixj__ixfun_alloc(f->num_lmads + nb->num_lmads);
+  if (!g) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   memcpy(g->lmads, f->lmads, (size_t)f->num_lmads * sizeof *f->lmads);
   memcpy(g->lmads + f->num_lmads, nb->lmads, (size_t)nb->num_lmads * sizeof *nb->lmads);
   g->base_rank = nb->base_rank;
   memcpy(g->base, nb->base, sizeof g->base);
-  return ixfun_finish(g, true, out, err);
+  return ixj__ixfun_finish(g, true, out, err);
 }

@@ -39,7 +39,7 @@ static ixj_status perr(parser *p, int col, ixj_status st, const char *fmt, ...) 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    ixj_fail(p->err, st, "column %d: %s", col, msg);
+    ixj__fail(p->err, st, "column %d: %s", col, msg);
     p->err->column = col;
   }
   return st;

@@ -9,9 +9,9 @@
 
 int ixj_ixfun_rank(const ixj_ixfun *f) { return f->lmads[0].rank; }
 
-void ixj_ixfun_shape(const ixj_ixfun *f, int64_t *shape) { lmad_logical_shape(&f->lmads[0], shape); }
+void ixj_ixfun_shape(const ixj_ixfun *f, int64_t *shape) { ixj__lmad_logical_shape(&f->lmads[0], shape); }
 
-int64_t ixj_ixfun_num_points(const ixj_ixfun *f) { return lmad_count(&f->lmads[0]); }
+int64_t ixj_ixfun_num_points(const ixj_ixfun *f) { return ixj__lmad_count(&f->lmads[0]); }
 
 int ixj_ixfun_base_rank(const ixj_ixfun *f) { return f->base_rank; }
 
@@ -31,35 +31,35 @@ ixj_status ixj_ixfun_index(const ixj_ixfun *f, int n, const int64_t *index, int6
   const ixj_lmad *h = &f->lmads[0];
   int64_t shape[IXJ_MAX_RANK];
   if (n != h->rank)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "index needs %d coordinates, got %d", h->rank, n);
-  lmad_logical_shape(h, shape);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "index needs %d coordinates, got %d", h->rank, n);
+  ixj__lmad_logical_shape(h, shape);
   for (int k = 0; k < n; k++)
     if (index[k] < 0 || index[k] >= shape[k])
-      return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE, "index %lld is out of range for dim %d of extent %lld",
+      return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "index %lld is out of range for dim %d of extent %lld",
                       (long long)index[k], k, (long long)shape[k]);
-  int64_t x = ixfun_eval(f, f->num_lmads - 1, index);
+  int64_t x = ixj__ixfun_eval(f, f->num_lmads - 1, index);
   *offset = x;
   return IXJ_OK;
 }
 
 ixj_offset_range ixj_ixfun_offset_range(const ixj_ixfun *f) {
   ixj_offset_range r = {true, true, 0, 0};
-  if (lmad_count(&f->lmads[0]) == 0) return r;
+  if (ixj__lmad_count(&f->lmads[0]) == 0) return r;
   r.empty = false;
   r.exact = f->num_lmads == 1;
-  lmad_range(&f->lmads[0], &r.min, &r.max);
-  for (int m = 1; m < f->num_lmads; m++) lmad_range_over(&f->lmads[m], r.min, r.max, &r.min, &r.max);
+  ixj__lmad_range(&f->lmads[0], &r.min, &r.max);
+  for (int m = 1; m < f->num_lmads; m++) ixj__lmad_range_over(&f->lmads[m], r.min, r.max, &r.min, &r.max);
   return r;
 }
 
-bool ixfun_exact_range(const ixj_ixfun *f, int64_t max_points, ixj_offset_range *out) {
+bool ixj__ixfun_exact_range(const ixj_ixfun *f, int64_t max_points, ixj_offset_range *out) {
   *out = ixj_ixfun_offset_range(f);
   if (out->empty || out->exact) return true;
-  int64_t count = lmad_count(&f->lmads[0]);
+  int64_t count = ixj__lmad_count(&f->lmads[0]);
   if (count > max_points) return false;
   int rank = f->lmads[0].rank;
   int64_t shape[IXJ_MAX_RANK], idx[IXJ_MAX_RANK] = {0}, off;
-  lmad_logical_shape(&f->lmads[0], shape);
+  ixj__lmad_logical_shape(&f->lmads[0], shape);
   out->min = INT64_MAX;
   out->max = INT64_MIN;
   for (int64_t n = 0; n < count; n++) {
@@ -78,8 +78,8 @@ static bool lmad_linear(const ixj_lmad *l, bool physical) {
   int64_t scale;
   if (physical)
     for (int k = 0; k < p.rank; k++) p.perm[k] = k;
-  if (lmad_count(&p) <= 1) return true;
-  return lmad_is_affine(&p, &scale) && scale == 1;
+  if (ixj__lmad_count(&p) <= 1) return true;
+  return ixj__lmad_is_affine(&p, &scale) && scale == 1;
 }
 
 static bool scaled_offset(int64_t offset, int64_t elem_size, int64_t *out) {
@@ -115,18 +115,18 @@ bool ixj_ixfun_is_direct(const ixj_ixfun *f) {
   const ixj_lmad *h = &f->lmads[0];
   ixj_lmad want;
   if (f->num_lmads != 1 || h->rank != f->base_rank) return false;
-  lmad_iota(f->base_rank, f->base, 0, &want);
-  return lmad_equal(h, &want);
+  ixj__lmad_iota(f->base_rank, f->base, 0, &want);
+  return ixj__lmad_equal(h, &want);
 }
 
 bool ixj_ixfun_is_contiguous(const ixj_ixfun *f) {
   for (int m = 0; m < f->num_lmads; m++) {
     const ixj_lmad *l = &f->lmads[m];
-    if (!lmad_is_contiguous(l)) return false;
-    if (m + 1 < f->num_lmads && lmad_count(l) > 0) { /* must cover the next LMAD's whole space */
+    if (!ixj__lmad_is_contiguous(l)) return false;
+    if (m + 1 < f->num_lmads && ixj__lmad_count(l) > 0) { /* must cover the next LMAD's whole space */
       int64_t lo, hi;
-      lmad_range(l, &lo, &hi);
-      if (lo != 0 || hi != lmad_count(&f->lmads[m + 1]) - 1) return false;
+      ixj__lmad_range(l, &lo, &hi);
+      if (lo != 0 || hi != ixj__lmad_count(&f->lmads[m + 1]) - 1) return false;
     }
   }
   return true;
@@ -160,7 +160,7 @@ bool ixj_ixfun_equal(const ixj_ixfun *a, const ixj_ixfun *b) {
   for (int k = 0; k < a->base_rank; k++)
     if (a->base[k] != b->base[k]) return false;
   for (int m = 0; m < a->num_lmads; m++)
-    if (!lmad_equal(&a->lmads[m], &b->lmads[m])) return false;
+    if (!ixj__lmad_equal(&a->lmads[m], &b->lmads[m])) return false;
   return true;
 }
 

@@ -11,7 +11,7 @@
 #include "error.h"
 #include "textbuf.h"
 
-const char *plan_strategy_name(plan_strategy s) {
+const char *ixj__plan_strategy_name(plan_strategy s) {
   switch (s) {
   case PLAN_EMPTY: return "empty";
   case PLAN_MEMCPY: return "memcpy";
@@ -159,7 +159,7 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
   }
 }
 
-ixj_status plan_build(const plan_request *req, ixj_plan *p, ixj_error *err) {
+ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err) {
   const ixj_ixfun *dst = req->dst;
   memset(p, 0, sizeof *p);
   p->op = req->op;
@@ -171,7 +171,7 @@ ixj_status plan_build(const plan_request *req, ixj_plan *p, ixj_error *err) {
   p->count = ixj_ixfun_num_points(dst);
   p->num_operands = 1 + (req->op == IXJ_OP_FILL ? 1 : req->num_srcs);
   if (p->num_operands > PLAN_MAX_OPERANDS)
-    return ixj_fail(err, IXJ_ERR_LIMIT, "at most %d inputs", IXJ_MAX_CAT_INPUTS);
+    return ixj__fail(err, IXJ_ERR_LIMIT, "at most %d inputs", IXJ_MAX_CAT_INPUTS);
   load_operand(dst, &p->operand[0]);
   if (req->op != IXJ_OP_FILL) {
     int64_t start = 0;
@@ -204,7 +204,7 @@ ixj_status plan_build(const plan_request *req, ixj_plan *p, ixj_error *err) {
   /* 32-bit index arithmetic when every dividend fits comfortably */
   bool narrow = p->count <= INT32_MAX;
   for (int o = 0; o < p->num_operands; o++)
-    for (int m = 0; m < p->operand[o].num_tail; m++) narrow = narrow && lmad_count(&p->operand[o].tail[m]) <= INT32_MAX;
+    for (int m = 0; m < p->operand[o].num_tail; m++) narrow = narrow && ixj__lmad_count(&p->operand[o].tail[m]) <= INT32_MAX;
   p->index_bits = narrow ? 32 : 64;
   if (!req->gpu && req->last_level_cache && (uint64_t)p->count * p->elem_size > req->last_level_cache)
     p->nontemporal = 1;
@@ -221,36 +221,36 @@ ixj_status plan_build(const plan_request *req, ixj_plan *p, ixj_error *err) {
 /* ---- signature ------------------------------------------------------------ */
 
 static void sig_list(textbuf *b, const char *name, int n, const int64_t *v) {
-  textbuf_put(b, " %s=", name);
-  for (int k = 0; k < n; k++) textbuf_put(b, k ? ",%lld" : "%lld", (long long)v[k]);
+  ixj__textbuf_put(b, " %s=", name);
+  for (int k = 0; k < n; k++) ixj__textbuf_put(b, k ? ",%lld" : "%lld", (long long)v[k]);
 }
 
-size_t plan_signature(const ixj_plan *p, const char *target, char *buf, size_t size) {
+size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, size_t size) {
   textbuf b = {buf, size, 0};
   if (size) buf[0] = '\0';
-  textbuf_put(&b, "ixjit-kernel/1 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d axis=%d",
-          target, op_name(p->op), p->elem_size, plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
+  ixj__textbuf_put(&b, "ixjit-kernel/1 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d axis=%d",
+          target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   for (int o = 0; o < p->num_operands; o++) {
     const plan_operand *x = &p->operand[o];
-    textbuf_put(&b, " | operand %d:", o);
+    ixj__textbuf_put(&b, " | operand %d:", o);
     if (!has_dims(p, o)) continue;
     sig_list(&b, "strides", p->rank, x->stride);
     sig_list(&b, "rotates", p->rank, x->rotate);
-    textbuf_put(&b, " head_offset=%lld", (long long)x->head_offset);
+    ixj__textbuf_put(&b, " head_offset=%lld", (long long)x->head_offset);
     if (p->op == IXJ_OP_CAT && o > 0)
-      textbuf_put(&b, " cat_start=%lld cat_extent=%lld", (long long)x->cat_start, (long long)x->cat_extent);
+      ixj__textbuf_put(&b, " cat_start=%lld cat_extent=%lld", (long long)x->cat_start, (long long)x->cat_extent);
     for (int m = 0; m < x->num_tail; m++) {
       const ixj_lmad *l = &x->tail[m];
       int64_t perm[IXJ_MAX_RANK];
       for (int k = 0; k < l->rank; k++) perm[k] = l->perm[k];
-      textbuf_put(&b, " lmad{offset=%lld", (long long)plan_tail_offset(x, m));
+      ixj__textbuf_put(&b, " lmad{offset=%lld", (long long)plan_tail_offset(x, m));
       sig_list(&b, "strides", l->rank, l->stride);
       sig_list(&b, "rotates", l->rank, l->rotate);
       sig_list(&b, "shape", l->rank, l->shape);
       sig_list(&b, "perm", l->rank, perm);
-      textbuf_put(&b, "}");
+      ixj__textbuf_put(&b, "}");
     }
   }
   return b.len;

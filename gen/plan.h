@@ -70,10 +70,10 @@ static inline int64_t plan_tail_offset(const plan_operand *o, int m) {
 }
 
 /* Builds the plan (shapes must already be checked by the caller). */
-ixj_status plan_build(const plan_request *req, ixj_plan *out, ixj_error *err);
+ixj_status ixj__plan_build(const plan_request *req, ixj_plan *out, ixj_error *err);
 /* The canonical signature: everything the kernel bakes in, and the target.
  * snprintf-style. */
-size_t plan_signature(const ixj_plan *p, const char *target, char *buf, size_t size);
-const char *plan_strategy_name(plan_strategy s);
+size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, size_t size);
+const char *ixj__plan_strategy_name(plan_strategy s);
 
 #endif

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* A growable text buffer; `oom` sticks once an allocation fails. */
-void text_put(text *t, const char *fmt, ...) {
+void ixj__text_put(text *t, const char *fmt, ...) {
   va_list ap;
   for (;;) {
     if (t->oom) return;
@@ -33,32 +33,32 @@ void text_put(text *t, const char *fmt, ...) {
 }
 
 /* Replaces every @@KEY@@ of tmpl by its value. */
-ixj_status template_fill(const char *tmpl, const char *const *kv, int n, char **out, ixj_error *err) {
+ixj_status ixj__template_fill(const char *tmpl, const char *const *kv, int n, char **out, ixj_error *err) {
   text t = {0};
   const char *s = tmpl;
   while (*s) {
     const char *at = strstr(s, "@@");
     if (!at) {
-      text_put(&t, "%s", s);
+      ixj__text_put(&t, "%s", s);
       break;
     }
     while (at[2] == '@') at++; /* "@@@NAME@@": an IR global '@' before a slot */
-    text_put(&t, "%.*s", (int)(at - s), s);
+    ixj__text_put(&t, "%.*s", (int)(at - s), s);
     const char *end = strstr(at + 2, "@@");
-    if (!end) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "template: unterminated @@");
+    if (!end) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "template: unterminated @@");
     size_t klen = (size_t)(end - at - 2);
     int k = 0;
     while (k < n && !(strlen(kv[2 * k]) == klen && !memcmp(kv[2 * k], at + 2, klen))) k++;
     if (k == n) {
       free(t.buf);
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "template: unknown slot @@%.*s@@", (int)klen, at + 2);
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "template: unknown slot @@%.*s@@", (int)klen, at + 2);
     }
-    text_put(&t, "%s", kv[2 * k + 1]);
+    ixj__text_put(&t, "%s", kv[2 * k + 1]);
     s = end + 2;
   }
   if (t.oom || !t.buf) {
     free(t.buf);
-    return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
+    return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
   }
   *out = t.buf;
   return IXJ_OK;

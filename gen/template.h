@@ -14,10 +14,10 @@ typedef struct text {
   bool oom;
 } text;
 
-void text_put(text *t, const char *fmt, ...) IXJ_PRINTF(2, 3);
+void ixj__text_put(text *t, const char *fmt, ...) IXJ_PRINTF(2, 3);
 
 /* Replaces every @@KEY@@ of tmpl (kv: n key/value pairs) by its value;
  * "@@@KEY@@" keeps one '@' (an LLVM global). *out is malloc'ed. */
-ixj_status template_fill(const char *tmpl, const char *const *kv, int n, char **out, ixj_error *err);
+ixj_status ixj__template_fill(const char *tmpl, const char *const *kv, int n, char **out, ixj_error *err);
 
 #endif

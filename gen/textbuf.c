@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-void textbuf_put(textbuf *b, const char *fmt, ...) {
+void ixj__textbuf_put(textbuf *b, const char *fmt, ...) {
   va_list ap;
   char *dst = b->len < b->size ? b->buf + b->len : NULL;
   size_t room = b->len < b->size ? b->size - b->len : 0;

@@ -13,6 +13,6 @@ typedef struct textbuf {
   size_t size, len;
 } textbuf;
 
-void textbuf_put(textbuf *b, const char *fmt, ...) IXJ_PRINTF(2, 3);
+void ixj__textbuf_put(textbuf *b, const char *fmt, ...) IXJ_PRINTF(2, 3);
 
 #endif

@@ -33,16 +33,16 @@ struct kernel_cache {
   ixj_cache_stats stats;
 };
 
-ixj_status cache_create(kernel_cache **out, ixj_error *err) {
+ixj_status ixj__cache_create(kernel_cache **out, ixj_error *err) {
   kernel_cache *c = calloc(1, sizeof *c);
-  if (!c) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (!c) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   pthread_mutex_init(&c->lock, NULL);
   pthread_cond_init(&c->compiled, NULL);
   *out = c;
   return IXJ_OK;
 }
 
-void cache_destroy(kernel_cache *c) {
+void ixj__cache_destroy(kernel_cache *c) {
   if (!c) return;
   for (int b = 0; b < NUM_BUCKETS; b++)
     for (entry *e = c->bucket[b], *next; e; e = next) {
@@ -76,7 +76,7 @@ static ixj_status ready_or_failed(const entry *e, kernel_ref *kernel, ixj_error 
   return e->error.status;
 }
 
-ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn compile, void *arg,
+ixj_status ixj__cache_get(kernel_cache *c, const char *signature, cache_compile_fn compile, void *arg,
                      kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, ixj_error *err) {
   XXH128_hash_t h = XXH3_128bits(signature, strlen(signature));
   *hit = false;
@@ -104,7 +104,7 @@ ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn co
   if (!sig) {
     free(e);
     pthread_mutex_unlock(&c->lock);
-    return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   }
   e->hash = h;
   e->signature = sig;
@@ -140,7 +140,7 @@ ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn co
   return st;
 }
 
-void cache_stats(kernel_cache *c, ixj_cache_stats *out) {
+void ixj__cache_stats(kernel_cache *c, ixj_cache_stats *out) {
   pthread_mutex_lock(&c->lock);
   *out = c->stats;
   pthread_mutex_unlock(&c->lock);

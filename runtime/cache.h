@@ -19,14 +19,14 @@ typedef union kernel_ref {
  * signature); *loaded tells a disk hit from a compile. */
 typedef ixj_status (*cache_compile_fn)(void *arg, kernel_ref *kernel, bool *loaded, ixj_error *err);
 
-ixj_status cache_create(kernel_cache **out, ixj_error *err);
-void cache_destroy(kernel_cache *c);
+ixj_status ixj__cache_create(kernel_cache **out, ixj_error *err);
+void ixj__cache_destroy(kernel_cache *c);
 /* The kernel of `signature`: found, or compiled by `compile` exactly once even
  * when many threads ask at the same moment (the others wait for it, and get
  * *hit = true: they compiled nothing). A failed compile is remembered and
  * reported to every later caller. */
-ixj_status cache_get(kernel_cache *c, const char *signature, cache_compile_fn compile, void *arg,
+ixj_status ixj__cache_get(kernel_cache *c, const char *signature, cache_compile_fn compile, void *arg,
                      kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, ixj_error *err);
-void cache_stats(kernel_cache *c, ixj_cache_stats *out);
+void ixj__cache_stats(kernel_cache *c, ixj_cache_stats *out);
 
 #endif

@@ -49,13 +49,13 @@ static void open_disk_cache(ixj_context *c) {
   if (!on) return;
   if (c->opts.cache_dir) snprintf(dir, sizeof dir, "%s", c->opts.cache_dir);
   else if (!ixj_cache_default_dir(dir, sizeof dir)) {
-    ctx_log(c, IXJ_LOG_WARNING, "no cache directory can be named (no HOME): the disk cache is off");
+    ixj__ctx_log(c, IXJ_LOG_WARNING, "no cache directory can be named (no HOME): the disk cache is off");
     return;
   }
   uint64_t max = c->opts.cache_max_bytes ? c->opts.cache_max_bytes : env_u64("IXJIT_CACHE_MAX_BYTES");
   ixj_error err;
-  if (disk_cache_open(dir, max, &c->disk, &err) != IXJ_OK)
-    ctx_log(c, IXJ_LOG_WARNING, "%s: the disk cache is off", err.message);
+  if (ixj__disk_cache_open(dir, max, &c->disk, &err) != IXJ_OK)
+    ixj__ctx_log(c, IXJ_LOG_WARNING, "%s: the disk cache is off", err.message);
 }
 
 static void open_record(ixj_context *c) {
@@ -63,20 +63,20 @@ static void open_record(ixj_context *c) {
   c->record_fd = -1;
   if (!path || !*path) return;
   c->record_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (c->record_fd < 0) ctx_log(c, IXJ_LOG_WARNING, "cannot record signatures to %s", path);
+  if (c->record_fd < 0) ixj__ctx_log(c, IXJ_LOG_WARNING, "cannot record signatures to %s", path);
 }
 
-void ctx_warn_disk_once(ixj_context *ctx, const char *message) {
-  if (!atomic_exchange(&ctx->disk_warned, true)) ctx_log(ctx, IXJ_LOG_WARNING, "%s", message);
+void ixj__ctx_warn_disk_once(ixj_context *ctx, const char *message) {
+  if (!atomic_exchange(&ctx->disk_warned, true)) ixj__ctx_log(ctx, IXJ_LOG_WARNING, "%s", message);
 }
 
 ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, out);
   *out = NULL;
   if (opts && (opts->num_threads < 0 || opts->num_threads > 1024))
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "num_threads %d is outside 0..1024", opts->num_threads);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "num_threads %d is outside 0..1024", opts->num_threads);
   ixj_context *c = calloc(1, sizeof *c);
-  if (!c) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (!c) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   c->record_fd = -1;
   if (opts) c->opts = *opts;
   c->threads = c->opts.num_threads ? c->opts.num_threads : default_threads();
@@ -85,8 +85,8 @@ ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out
   open_disk_cache(c);
   open_record(c);
   ixj_status st;
-  if ((st = pool_create(c->threads, &c->pool, err)) != IXJ_OK || (st = cache_create(&c->cache, err)) != IXJ_OK ||
-      (st = jit_llvm_create(&c->jit, err)) != IXJ_OK) {
+  if ((st = ixj__pool_create(c->threads, &c->pool, err)) != IXJ_OK || (st = ixj__cache_create(&c->cache, err)) != IXJ_OK ||
+      (st = ixj__jit_llvm_create(&c->jit, err)) != IXJ_OK) {
     ixj_context_destroy(c);
     return st;
   }
@@ -96,20 +96,20 @@ ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out
 
 void ixj_context_destroy(ixj_context *c) {
   if (!c) return;
-  pool_destroy(c->pool);
-  cache_destroy(c->cache);
-  jit_llvm_destroy(c->jit);
-  disk_cache_close(c->disk);
+  ixj__pool_destroy(c->pool);
+  ixj__cache_destroy(c->cache);
+  ixj__jit_llvm_destroy(c->jit);
+  ixj__disk_cache_close(c->disk);
   if (c->record_fd >= 0) close(c->record_fd);
   free(c);
 }
 
-void ixj_context_cache_stats(ixj_context *c, ixj_cache_stats *out) { cache_stats(c->cache, out); }
+void ixj_context_cache_stats(ixj_context *c, ixj_cache_stats *out) { ixj__cache_stats(c->cache, out); }
 int ixj_context_num_threads(const ixj_context *c) { return c->threads; }
-const char *ixj_context_target(const ixj_context *c) { return jit_llvm_target(c->jit); }
-const char *ixj_context_cache_dir(const ixj_context *c) { return c->disk ? disk_cache_dir(c->disk) : NULL; }
+const char *ixj_context_target(const ixj_context *c) { return ixj__jit_llvm_target(c->jit); }
+const char *ixj_context_cache_dir(const ixj_context *c) { return c->disk ? ixj__disk_cache_dir(c->disk) : NULL; }
 
-void ctx_log(const ixj_context *ctx, ixj_log_level level, const char *fmt, ...) {
+void ixj__ctx_log(const ixj_context *ctx, ixj_log_level level, const char *fmt, ...) {
   if (!ctx->opts.log) return;
   char msg[512];
   va_list ap;

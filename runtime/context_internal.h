@@ -25,9 +25,9 @@ struct ixj_context {
 };
 
 /* Logs `message` as a warning once per context. */
-void ctx_warn_disk_once(ixj_context *ctx, const char *message);
+void ixj__ctx_warn_disk_once(ixj_context *ctx, const char *message);
 
-void ctx_log(const ixj_context *ctx, ixj_log_level level, const char *fmt, ...)
+void ixj__ctx_log(const ixj_context *ctx, ixj_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

@@ -129,24 +129,24 @@ static void load(void) {
 static ixj_status fail_cu(ixj_error *err, CUresult r, const char *what) {
   const char *s = NULL;
   if (cu.GetErrorString) cu.GetErrorString(r, &s);
-  return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA: %s failed: %s (%d)", what, s ? s : "unknown error", r);
+  return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA: %s failed: %s (%d)", what, s ? s : "unknown error", r);
 }
 
 /* The primary context current on the calling thread. */
 static ixj_status ready(ixj_error *err) {
   pthread_once(&load_once, load);
-  if (cu.problem[0]) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s", cu.problem);
+  if (cu.problem[0]) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s", cu.problem);
   CUresult r = cu.CtxSetCurrent(cu.ctx);
   return r ? fail_cu(err, r, "cuCtxSetCurrent") : IXJ_OK;
 }
 
-ixj_status cuda_device(int *cc, ixj_error *err) {
+ixj_status ixj__cuda_device(int *cc, ixj_error *err) {
   ixj_status st = ready(err);
   if (st == IXJ_OK) *cc = cu.cc;
   return st;
 }
 
-ixj_status cuda_load_kernel(const void *image, const char *name, void **kernel, ixj_error *err) {
+ixj_status ixj__cuda_load_kernel(const void *image, const char *name, void **kernel, ixj_error *err) {
   ixj_status st = ready(err);
   if (st != IXJ_OK) return st;
   CUlibrary lib;
@@ -156,7 +156,7 @@ ixj_status cuda_load_kernel(const void *image, const char *name, void **kernel, 
   return r ? fail_cu(err, r, "cuLibraryGetKernel") : IXJ_OK;
 }
 
-ixj_status cuda_launch(void *kernel, unsigned blocks, unsigned block_x, unsigned block_y, void *args, long long begin,
+ixj_status ixj__cuda_launch(void *kernel, unsigned blocks, unsigned block_x, unsigned block_y, void *args, long long begin,
                        long long end, void *stream, ixj_error *err) {
   ixj_status st = ready(err);
   if (st != IXJ_OK) return st;
@@ -165,14 +165,14 @@ ixj_status cuda_launch(void *kernel, unsigned blocks, unsigned block_x, unsigned
   return r ? fail_cu(err, r, "cuLaunchKernel") : IXJ_OK;
 }
 
-ixj_status cuda_memcpy_dtod(void *dst, const void *src, size_t bytes, void *stream, ixj_error *err) {
+ixj_status ixj__cuda_memcpy_dtod(void *dst, const void *src, size_t bytes, void *stream, ixj_error *err) {
   ixj_status st = ready(err);
   if (st != IXJ_OK) return st;
   CUresult r = cu.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes, stream);
   return r ? fail_cu(err, r, "cuMemcpyDtoDAsync") : IXJ_OK;
 }
 
-ixj_status cuda_alloc(void **ptr, size_t bytes, ixj_error *err) {
+ixj_status ixj__cuda_alloc(void **ptr, size_t bytes, ixj_error *err) {
   ixj_status st = ready(err);
   if (st != IXJ_OK) return st;
   CUdeviceptr p = 0;
@@ -181,25 +181,25 @@ ixj_status cuda_alloc(void **ptr, size_t bytes, ixj_error *err) {
   return r ? fail_cu(err, r, "cuMemAlloc") : IXJ_OK;
 }
 
-void cuda_free(void *ptr) {
+void ixj__cuda_free(void *ptr) {
   if (ptr && ready(NULL) == IXJ_OK) cu.MemFree((CUdeviceptr)(uintptr_t)ptr);
 }
 
-ixj_status cuda_copy_to_device(void *dst, const void *src, size_t bytes, ixj_error *err) {
+ixj_status ixj__cuda_copy_to_device(void *dst, const void *src, size_t bytes, ixj_error *err) {
   ixj_status st = ready(err);
   if (st != IXJ_OK || !bytes) return st;
   CUresult r = cu.MemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, bytes);
   return r ? fail_cu(err, r, "cuMemcpyHtoD") : IXJ_OK;
 }
 
-ixj_status cuda_copy_to_host(void *dst, const void *src, size_t bytes, ixj_error *err) {
+ixj_status ixj__cuda_copy_to_host(void *dst, const void *src, size_t bytes, ixj_error *err) {
   ixj_status st = ready(err);
   if (st != IXJ_OK || !bytes) return st;
   CUresult r = cu.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes);
   return r ? fail_cu(err, r, "cuMemcpyDtoH") : IXJ_OK;
 }
 
-ixj_status cuda_synchronize(void *stream, ixj_error *err) {
+ixj_status ixj__cuda_synchronize(void *stream, ixj_error *err) {
   ixj_status st = ready(err);
   if (st != IXJ_OK) return st;
   CUresult r = cu.StreamSynchronize(stream);

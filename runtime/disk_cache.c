@@ -69,7 +69,7 @@ static uint64_t checksum(const char *key, size_t klen, const void *payload, size
   return h;
 }
 
-void disk_cache_file_name(const char *key, char name[48]) {
+void ixj__disk_cache_file_name(const char *key, char name[48]) {
   XXH128_hash_t h = XXH3_128bits(key, strlen(key));
   snprintf(name, 48, "%016llx%016llx" SUFFIX, (unsigned long long)h.high64, (unsigned long long)h.low64);
 }
@@ -98,18 +98,18 @@ static int make_dirs(const char *path) {
   return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-ixj_status disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out, ixj_error *err) {
+ixj_status ixj__disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out, ixj_error *err) {
   *out = NULL;
-  if (!dir || !*dir) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "no cache directory");
+  if (!dir || !*dir) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "no cache directory");
   struct stat st;
   if (make_dirs(dir) != 0 || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "cache directory %s is unusable: %s", dir, strerror(errno));
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cache directory %s is unusable: %s", dir, strerror(errno));
   disk_cache *dc = calloc(1, sizeof *dc);
   char *copy = strdup(dir);
   if (!dc || !copy) {
     free(dc);
     free(copy);
-    return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   }
   dc->dir = copy;
   dc->max_bytes = max_bytes ? max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES;
@@ -117,13 +117,13 @@ ixj_status disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out
   return IXJ_OK;
 }
 
-void disk_cache_close(disk_cache *dc) {
+void ixj__disk_cache_close(disk_cache *dc) {
   if (!dc) return;
   free(dc->dir);
   free(dc);
 }
 
-const char *disk_cache_dir(const disk_cache *dc) { return dc->dir; }
+const char *ixj__disk_cache_dir(const disk_cache *dc) { return dc->dir; }
 
 static void path_of(const char *dir, const char *name, char *path, size_t size) {
   snprintf(path, size, "%s/%s", dir, name);
@@ -169,10 +169,10 @@ static const char *read_entry(const char *path, char **key_out, void **payload, 
   return NULL;
 }
 
-bool disk_cache_load(disk_cache *dc, const char *key, void **payload, size_t *size) {
+bool ixj__disk_cache_load(disk_cache *dc, const char *key, void **payload, size_t *size) {
   char name[48], path[4200];
   char *echoed = NULL;
-  disk_cache_file_name(key, name);
+  ixj__disk_cache_file_name(key, name);
   path_of(dc->dir, name, path, sizeof path);
   if (access(path, F_OK) != 0) return false;
   const char *problem = read_entry(path, &echoed, payload, size);
@@ -253,12 +253,12 @@ static int evict(const char *dir, uint64_t max_bytes) {
   return removed;
 }
 
-ixj_status disk_cache_store(disk_cache *dc, const char *key, const void *payload, size_t size, ixj_error *err) {
+ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *payload, size_t size, ixj_error *err) {
   char name[48], path[4200], temp[4200];
   unsigned char h[HEADER_SIZE];
   size_t klen = strlen(key);
-  if (klen > MAX_KEY) return ixj_fail(err, IXJ_ERR_LIMIT, "cache key too long");
-  disk_cache_file_name(key, name);
+  if (klen > MAX_KEY) return ixj__fail(err, IXJ_ERR_LIMIT, "cache key too long");
+  ixj__disk_cache_file_name(key, name);
   path_of(dc->dir, name, path, sizeof path);
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -269,7 +269,7 @@ ixj_status disk_cache_store(disk_cache *dc, const char *key, const void *payload
   put_u64(h + 16, size);
   put_u64(h + 24, checksum(key, klen, payload, size));
   int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot write to the cache %s: %s", dc->dir, strerror(errno));
+  if (fd < 0) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot write to the cache %s: %s", dc->dir, strerror(errno));
   const struct {
     const void *p;
     size_t n;
@@ -291,7 +291,7 @@ ixj_status disk_cache_store(disk_cache *dc, const char *key, const void *payload
   if (ok && rename(temp, path) != 0) ok = false, saved = errno;
   if (!ok) {
     unlink(temp);
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot write to the cache %s: %s", dc->dir, strerror(saved));
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot write to the cache %s: %s", dc->dir, strerror(saved));
   }
   evict(dc->dir, dc->max_bytes);
   return IXJ_OK;
@@ -304,7 +304,7 @@ ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ix
   file_info *v;
   int n;
   if (list_files(dir, false, &v, &n) != 0)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot read the cache directory %s: %s", dir, strerror(errno));
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot read the cache directory %s: %s", dir, strerror(errno));
   for (int k = 0; k < n; k++) {
     char path[4200], *key = NULL, expect[48];
     void *payload = NULL;
@@ -312,7 +312,7 @@ ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ix
     path_of(dir, v[k].name, path, sizeof path);
     const char *problem = read_entry(path, &key, &payload, &plen);
     if (!problem) {
-      disk_cache_file_name(key, expect);
+      ixj__disk_cache_file_name(key, expect);
       if (strcmp(expect, v[k].name)) problem = "stored under another key's name";
     }
     ixj_cache_entry e = {v[k].name, v[k].size, v[k].mtime, problem == NULL, problem, problem ? NULL : key};
@@ -366,7 +366,7 @@ ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err) {
   file_info *v;
   int n, count = 0;
   if (list_files(dir, true, &v, &n) != 0)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot read the cache directory %s: %s", dir, strerror(errno));
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot read the cache directory %s: %s", dir, strerror(errno));
   for (int k = 0; k < n; k++) {
     char path[4200];
     path_of(dir, v[k].name, path, sizeof path);

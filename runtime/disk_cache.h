@@ -13,18 +13,18 @@
 typedef struct disk_cache disk_cache;
 
 /* Opens (creating it when missing) the directory. */
-ixj_status disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out, ixj_error *err);
-void disk_cache_close(disk_cache *dc);
-const char *disk_cache_dir(const disk_cache *dc);
+ixj_status ixj__disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out, ixj_error *err);
+void ixj__disk_cache_close(disk_cache *dc);
+const char *ixj__disk_cache_dir(const disk_cache *dc);
 /* The entry of `key`: *payload malloc'ed. Any mismatch, truncation or read
  * error is a miss, and a bad file is removed. A hit refreshes the entry's
  * last-use time (for LRU eviction). */
-bool disk_cache_load(disk_cache *dc, const char *key, void **payload, size_t *size);
+bool ixj__disk_cache_load(disk_cache *dc, const char *key, void **payload, size_t *size);
 /* Writes the entry (temporary file, fsync, rename), then evicts least recently
  * used entries above the size limit. Concurrent writers of one key are
  * harmless: the last rename wins, and every version is valid. */
-ixj_status disk_cache_store(disk_cache *dc, const char *key, const void *payload, size_t size, ixj_error *err);
+ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *payload, size_t size, ixj_error *err);
 /* The file name of a key: "<xxh3-128 hex>.ixk". */
-void disk_cache_file_name(const char *key, char name[48]);
+void ixj__disk_cache_file_name(const char *key, char name[48]);
 
 #endif

@@ -24,34 +24,34 @@ static bool on_gpu(const DLTensor *t) {
 
 static ixj_status same_device(const dl_operand *d, const dl_operand *s, ixj_error *err) {
   return d->gpu == s->gpu ? IXJ_OK
-                          : ixj_fail(err, IXJ_ERR_MISMATCH, "the tensors live on different devices (CPU and CUDA)");
+                          : ixj__fail(err, IXJ_ERR_MISMATCH, "the tensors live on different devices (CPU and CUDA)");
 }
 
 static ixj_status from_tensor(const DLTensor *t, const char *what, dl_operand *out, ixj_error *err) {
   out->ixfun = NULL;
-  if (!t) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: NULL tensor", what);
+  if (!t) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: NULL tensor", what);
   if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost && t->device.device_type != kDLCUDA &&
       t->device.device_type != kDLCUDAManaged)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: device type %d is not supported (CPU and CUDA tensors only)",
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: device type %d is not supported (CPU and CUDA tensors only)",
                     what, (int)t->device.device_type);
   if ((t->device.device_type == kDLCUDA || t->device.device_type == kDLCUDAManaged) && t->device.device_id != 0)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: CUDA device %d: only device 0 is supported", what,
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: CUDA device %d: only device 0 is supported", what,
                     (int)t->device.device_id);
   if (t->ndim < 0 || t->ndim > IXJ_MAX_RANK)
-    return ixj_fail(err, IXJ_ERR_LIMIT, "%s: rank %d is outside 0..%d", what, t->ndim, IXJ_MAX_RANK);
+    return ixj__fail(err, IXJ_ERR_LIMIT, "%s: rank %d is outside 0..%d", what, t->ndim, IXJ_MAX_RANK);
   size_t bits = (size_t)t->dtype.bits * t->dtype.lanes;
   out->elem_size = bits / 8;
   if (bits % 8 || !(out->elem_size == 1 || out->elem_size == 2 || out->elem_size == 4 || out->elem_size == 8 ||
                     out->elem_size == 16))
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: a %zu-bit element is not 1, 2, 4, 8 or 16 bytes", what, bits);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: a %zu-bit element is not 1, 2, 4, 8 or 16 bytes", what, bits);
   if (t->byte_offset % out->elem_size)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: byte_offset %llu is not a multiple of the element size", what,
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: byte_offset %llu is not a multiple of the element size", what,
                     (unsigned long long)t->byte_offset);
   int64_t strides[IXJ_MAX_RANK], s = 1;
   for (int k = t->ndim - 1; k >= 0; k--) {
     strides[k] = t->strides ? t->strides[k] : s;
     if (t->shape[k] > 1 && ixj_mul_ovf(s, t->shape[k], &s))
-      return ixj_fail(err, IXJ_ERR_OVERFLOW, "%s: the shape overflows 64-bit arithmetic", what);
+      return ixj__fail(err, IXJ_ERR_OVERFLOW, "%s: the shape overflows 64-bit arithmetic", what);
   }
   ixj_ixfun *f;
   ixj_status st = ixj_ixfun_strided(t->ndim, t->shape, strides, 0, &f, err);
@@ -80,7 +80,7 @@ ixj_status ixj_copy_dlpack(ixj_context *ctx, const DLTensor *dst, const DLTensor
   ixj_status st = from_tensor(dst, "destination", &d, err);
   if (st == IXJ_OK) st = from_tensor(src, "source", &s, err);
   if (st == IXJ_OK && d.elem_size != s.elem_size)
-    st = ixj_fail(err, IXJ_ERR_MISMATCH, "element sizes differ (%zu and %zu bytes)", d.elem_size, s.elem_size);
+    st = ixj__fail(err, IXJ_ERR_MISMATCH, "element sizes differ (%zu and %zu bytes)", d.elem_size, s.elem_size);
   if (st == IXJ_OK) st = same_device(&d, &s, err);
   if (st == IXJ_OK)
     st = d.gpu ? ixj_copy_cuda(ctx, &d.op, &s.op, d.elem_size, NULL, info, err)
@@ -104,7 +104,7 @@ ixj_status ixj_fill_dlpack(ixj_context *ctx, const DLTensor *dst, const void *va
 ixj_status ixj_cat_dlpack(ixj_context *ctx, const DLTensor *dst, int axis, int num_srcs, const DLTensor *const *srcs,
                           ixj_call_info *info, ixj_error *err) {
   if (num_srcs < 1 || num_srcs > IXJ_MAX_CAT_INPUTS || !srcs)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
   dl_operand d = {{0}, NULL, 0, false}, s[IXJ_MAX_CAT_INPUTS];
   ixj_operand ops[IXJ_MAX_CAT_INPUTS];
   for (int k = 0; k < num_srcs; k++) s[k].ixfun = NULL;
@@ -112,7 +112,7 @@ ixj_status ixj_cat_dlpack(ixj_context *ctx, const DLTensor *dst, int axis, int n
   for (int k = 0; st == IXJ_OK && k < num_srcs; k++) {
     st = from_tensor(srcs[k], "input", &s[k], err);
     if (st == IXJ_OK && s[k].elem_size != d.elem_size)
-      st = ixj_fail(err, IXJ_ERR_MISMATCH, "input %d: element size %zu differs from the destination's %zu", k,
+      st = ixj__fail(err, IXJ_ERR_MISMATCH, "input %d: element size %zu differs from the destination's %zu", k,
                     s[k].elem_size, d.elem_size);
     if (st == IXJ_OK) st = same_device(&d, &s[k], err);
     ops[k] = s[k].op;

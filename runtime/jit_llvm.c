@@ -41,15 +41,15 @@ static void init_llvm(void) {
 /* Moves an LLVMErrorRef's message into err. */
 static ixj_status llvm_fail(ixj_error *err, LLVMErrorRef e, const char *what) {
   char *m = LLVMGetErrorMessage(e);
-  ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: %s: %s", what, m);
+  ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: %s: %s", what, m);
   LLVMDisposeErrorMessage(m);
   return IXJ_ERR_INVALID_ARGUMENT;
 }
 
-ixj_status jit_llvm_create(jit_llvm **out, ixj_error *err) {
+ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err) {
   pthread_once(&init_once, init_llvm);
   jit_llvm *j = calloc(1, sizeof *j);
-  if (!j) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (!j) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   pthread_mutex_init(&j->link_lock, NULL);
   j->triple = LLVMGetDefaultTargetTriple();
   j->cpu = LLVMGetHostCPUName();
@@ -64,14 +64,14 @@ ixj_status jit_llvm_create(jit_llvm **out, ixj_error *err) {
   if (e) {
     ixj_status st = llvm_fail(err, e, "creating the JIT");
     j->lljit = NULL;
-    jit_llvm_destroy(j);
+    ixj__jit_llvm_destroy(j);
     return st;
   }
   *out = j;
   return IXJ_OK;
 }
 
-void jit_llvm_destroy(jit_llvm *j) {
+void ixj__jit_llvm_destroy(jit_llvm *j) {
   if (!j) return;
   if (j->lljit) LLVMOrcDisposeLLJIT(j->lljit);
   LLVMDisposeMessage(j->triple);
@@ -81,8 +81,8 @@ void jit_llvm_destroy(jit_llvm *j) {
   free(j);
 }
 
-const char *jit_llvm_target(const jit_llvm *j) { return j->target; }
-const char *jit_llvm_toolchain(const jit_llvm *j) { return j->toolchain; }
+const char *ixj__jit_llvm_target(const jit_llvm *j) { return j->target; }
+const char *ixj__jit_llvm_toolchain(const jit_llvm *j) { return j->toolchain; }
 
 /* IR text -> optimized object code, entirely on the calling thread. */
 static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRef *obj, ixj_error *err) {
@@ -90,7 +90,7 @@ static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRe
   char *msg = NULL;
   ixj_status st = IXJ_OK;
   if (LLVMGetTargetFromTriple(j->triple, &target, &msg)) {
-    ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: no target for %s: %s", j->triple, msg);
+    ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: no target for %s: %s", j->triple, msg);
     LLVMDisposeMessage(msg);
     return IXJ_ERR_INVALID_ARGUMENT;
   }
@@ -101,12 +101,12 @@ static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRe
   /* the parser takes ownership of the buffer */
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "ixjit");
   if (LLVMParseIRInContext(ctx, mb, &mod, &msg)) {
-    st = ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: the emitted IR does not parse: %s", msg);
+    st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: the emitted IR does not parse: %s", msg);
     LLVMDisposeMessage(msg);
     goto done;
   }
   if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
-    st = ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: the emitted IR is invalid: %s", msg);
+    st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: the emitted IR is invalid: %s", msg);
     LLVMDisposeMessage(msg);
     goto done;
   }
@@ -126,7 +126,7 @@ static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRe
     goto done;
   }
   if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &msg, obj)) {
-    st = ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: code generation failed: %s", msg);
+    st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: code generation failed: %s", msg);
     LLVMDisposeMessage(msg);
   }
 done:
@@ -136,7 +136,7 @@ done:
   return st;
 }
 
-ixj_status jit_llvm_object(jit_llvm *j, const char *ir, void **object, size_t *size, ixj_error *err) {
+ixj_status ixj__jit_llvm_object(jit_llvm *j, const char *ir, void **object, size_t *size, ixj_error *err) {
   LLVMMemoryBufferRef obj = NULL;
   ixj_status st = compile_object(j, ir, &obj, err);
   if (st != IXJ_OK) return st;
@@ -144,10 +144,10 @@ ixj_status jit_llvm_object(jit_llvm *j, const char *ir, void **object, size_t *s
   *object = malloc(*size ? *size : 1);
   if (*object) memcpy(*object, LLVMGetBufferStart(obj), *size);
   LLVMDisposeMemoryBuffer(obj);
-  return *object ? IXJ_OK : ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  return *object ? IXJ_OK : ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
 }
 
-ixj_status jit_llvm_link(jit_llvm *j, const void *object, size_t size, const char *name, ixj_kernel_fn *fn,
+ixj_status ixj__jit_llvm_link(jit_llvm *j, const void *object, size_t size, const char *name, ixj_kernel_fn *fn,
                          ixj_error *err) {
   LLVMMemoryBufferRef obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(object, size, name);
   pthread_mutex_lock(&j->link_lock);

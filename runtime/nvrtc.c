@@ -93,34 +93,34 @@ static void load(void) {
 
 static ixj_status ready(ixj_error *err) {
   pthread_once(&load_once, load);
-  return nv.problem[0] ? ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s", nv.problem) : IXJ_OK;
+  return nv.problem[0] ? ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s", nv.problem) : IXJ_OK;
 }
 
-ixj_status nvrtc_version(char *buf, size_t size, ixj_error *err) {
+ixj_status ixj__nvrtc_version(char *buf, size_t size, ixj_error *err) {
   ixj_status st = ready(err);
   if (st == IXJ_OK) snprintf(buf, size, "NVRTC %d.%d", nv.major, nv.minor);
   return st;
 }
 
-bool nvrtc_supports(int cc) {
+bool ixj__nvrtc_supports(int cc) {
   if (ready(NULL) != IXJ_OK) return false;
   for (int k = 0; k < nv.num_archs; k++)
     if (nv.archs[k] == cc) return true;
   return false;
 }
 
-int nvrtc_newest(void) {
+int ixj__nvrtc_newest(void) {
   int newest = 0;
   if (ready(NULL) != IXJ_OK) return 0;
   for (int k = 0; k < nv.num_archs; k++) newest = nv.archs[k] > newest ? nv.archs[k] : newest;
   return newest;
 }
 
-ixj_status nvrtc_compile(const char *source, const char *arch, void **binary, size_t *size, ixj_error *err) {
-  return nvrtc_compile_with_ptx(source, arch, binary, size, NULL, err);
+ixj_status ixj__nvrtc_compile(const char *source, const char *arch, void **binary, size_t *size, ixj_error *err) {
+  return ixj__nvrtc_compile_with_ptx(source, arch, binary, size, NULL, err);
 }
 
-ixj_status nvrtc_compile_with_ptx(const char *source, const char *arch, void **binary, size_t *size, char **ptx,
+ixj_status ixj__nvrtc_compile_with_ptx(const char *source, const char *arch, void **binary, size_t *size, char **ptx,
                                   ixj_error *err) {
   ixj_status st = ready(err);
   if (st != IXJ_OK) return st;
@@ -141,18 +141,18 @@ ixj_status nvrtc_compile_with_ptx(const char *source, const char *arch, void **b
       if (full && nv.GetProgramLog(prog, full) == 0) snprintf(log, sizeof log, "%s", full);
       free(full);
     }
-    st = ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "NVRTC (%s): %s%s%s", arch, nv.GetErrorString(r), *log ? ": " : "", log);
+    st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "NVRTC (%s): %s%s%s", arch, nv.GetErrorString(r), *log ? ": " : "", log);
   } else {
     r = cubin ? nv.GetCUBINSize(prog, size) : nv.GetPTXSize(prog, size);
-    if (r == 0 && *size == 0) st = ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "NVRTC (%s) produced nothing", arch);
-    else if (r != 0 || !(*binary = malloc(*size + 1))) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "NVRTC: no output");
+    if (r == 0 && *size == 0) st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "NVRTC (%s) produced nothing", arch);
+    else if (r != 0 || !(*binary = malloc(*size + 1))) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "NVRTC: no output");
     else if ((cubin ? nv.GetCUBIN(prog, *binary) : nv.GetPTX(prog, *binary)) != 0)
-      st = ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "NVRTC: cannot read the output");
+      st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "NVRTC: cannot read the output");
     if (*binary) ((char *)*binary)[*size] = '\0';
     size_t psize = 0;
     if (st == IXJ_OK && ptx && cubin) {
       *ptx = nv.GetPTXSize(prog, &psize) == 0 ? malloc(psize + 1) : NULL;
-      if (!*ptx || nv.GetPTX(prog, *ptx) != 0) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "NVRTC: cannot read the PTX");
+      if (!*ptx || nv.GetPTX(prog, *ptx) != 0) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "NVRTC: cannot read the PTX");
       else (*ptx)[psize] = '\0';
     }
   }

@@ -45,15 +45,15 @@ static ixj_status make_plan(ixj_context *ctx, const op_call *c, const void *unal
   }
   if (c->op == IXJ_OP_FILL) ptrs[1] = c->shapes_only ? unaligned : c->value;
   plan_request req = {c->op, c->elem_size, c->dst->ixfun, n, srcs, c->axis, ptrs, ctx->last_level_cache, gpu};
-  return plan_build(&req, plan, err);
+  return ixj__plan_build(&req, plan, err);
 }
 
 /* The signature in a malloc'ed string; target NULL: this CPU. */
 static char *signature_of(ixj_context *ctx, const ixj_plan *plan, const char *target) {
-  if (!target) target = jit_llvm_target(ctx->jit);
-  size_t n = plan_signature(plan, target, NULL, 0);
+  if (!target) target = ixj__jit_llvm_target(ctx->jit);
+  size_t n = ixj__plan_signature(plan, target, NULL, 0);
   char *s = malloc(n + 1);
-  if (s) plan_signature(plan, target, s, n + 1);
+  if (s) ixj__plan_signature(plan, target, s, n + 1);
   return s;
 }
 
@@ -77,7 +77,7 @@ static char *make_key(const char *backend, const char *toolchain, const char *si
 }
 
 static char *disk_key(const compile_job *j) {
-  return make_key("llvm-object", jit_llvm_toolchain(j->ctx->jit), j->signature);
+  return make_key("llvm-object", ixj__jit_llvm_toolchain(j->ctx->jit), j->signature);
 }
 
 /* A CUDA image (CUBIN for sm_XY, else PTX) of a signature: the disk cache,
@@ -86,17 +86,17 @@ static char *disk_key(const compile_job *j) {
 static ixj_status cuda_image(ixj_context *ctx, const ixj_plan *plan, const char *name, const char *signature,
                              const char *arch, void **image, size_t *size, bool *loaded, ixj_error *err) {
   char toolchain[32], *src = NULL, *key = NULL, backend[48];
-  ixj_status st = nvrtc_version(toolchain, sizeof toolchain, err);
+  ixj_status st = ixj__nvrtc_version(toolchain, sizeof toolchain, err);
   if (st != IXJ_OK) return st;
   snprintf(backend, sizeof backend, "nvrtc-%s", arch);
   key = ctx->disk ? make_key(backend, toolchain, signature) : NULL;
-  *loaded = key && disk_cache_load(ctx->disk, key, image, size);
+  *loaded = key && ixj__disk_cache_load(ctx->disk, key, image, size);
   if (!*loaded) {
-    st = emit_cuda(plan, name, signature, CUDA_DIV_MAGIC, &src, err);
-    if (st == IXJ_OK) st = nvrtc_compile(src, arch, image, size, err);
+    st = ixj__emit_cuda(plan, name, signature, CUDA_DIV_MAGIC, &src, err);
+    if (st == IXJ_OK) st = ixj__nvrtc_compile(src, arch, image, size, err);
     if (st == IXJ_OK && key) {
       ixj_error werr;
-      if (disk_cache_store(ctx->disk, key, *image, *size, &werr) != IXJ_OK) ctx_warn_disk_once(ctx, werr.message);
+      if (ixj__disk_cache_store(ctx->disk, key, *image, *size, &werr) != IXJ_OK) ixj__ctx_warn_disk_once(ctx, werr.message);
     }
   }
   free(src);
@@ -127,7 +127,7 @@ static void record_call(const compile_job *j) {
     }
     at += snprintf(line + at, len - (size_t)at, "\n");
     if (ok && write(j->ctx->record_fd, line, (size_t)at) != at)
-      ctx_log(j->ctx, IXJ_LOG_WARNING, "cannot append to the record file");
+      ixj__ctx_log(j->ctx, IXJ_LOG_WARNING, "cannot append to the record file");
   }
   free(line);
   for (int k = 0; k < n; k++) free(parts[k]);
@@ -141,21 +141,21 @@ static ixj_status compile_kernel(void *arg, kernel_ref *kernel, bool *loaded, ix
   void *object = NULL;
   size_t size = 0;
   ixj_status st = IXJ_ERR_NO_MEMORY;
-  if (key && disk_cache_load(ctx->disk, key, &object, &size)) {
-    st = jit_llvm_link(ctx->jit, object, size, j->name, &kernel->cpu, err);
+  if (key && ixj__disk_cache_load(ctx->disk, key, &object, &size)) {
+    st = ixj__jit_llvm_link(ctx->jit, object, size, j->name, &kernel->cpu, err);
     *loaded = st == IXJ_OK;
     free(object);
     object = NULL;
   }
   if (!*loaded) {
-    st = emit_llvm(j->plan, j->name, j->signature, &ir, err);
-    if (st == IXJ_OK) st = jit_llvm_object(ctx->jit, ir, &object, &size, err);
+    st = ixj__emit_llvm(j->plan, j->name, j->signature, &ir, err);
+    if (st == IXJ_OK) st = ixj__jit_llvm_object(ctx->jit, ir, &object, &size, err);
     if (st == IXJ_OK && key) {
       ixj_error werr;
-      if (disk_cache_store(ctx->disk, key, object, size, &werr) != IXJ_OK)
-        ctx_warn_disk_once(ctx, werr.message); /* compiling without writing */
+      if (ixj__disk_cache_store(ctx->disk, key, object, size, &werr) != IXJ_OK)
+        ixj__ctx_warn_disk_once(ctx, werr.message); /* compiling without writing */
     }
-    if (st == IXJ_OK) st = jit_llvm_link(ctx->jit, object, size, j->name, &kernel->cpu, err);
+    if (st == IXJ_OK) st = ixj__jit_llvm_link(ctx->jit, object, size, j->name, &kernel->cpu, err);
   }
   /* record what the disk cache lacked: what an offline job should warm */
   if (st == IXJ_OK && !*loaded && j->record && ctx->record_fd >= 0) record_call(j);
@@ -187,11 +187,11 @@ static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
 static ixj_status run_op(ixj_context *ctx, const op_call *c, ixj_call_info *info, ixj_error *err) {
   ixj_plan *plan = malloc(sizeof *plan);
   ixj_call_info local = {false, false, 0, 0, "empty"};
-  if (!plan) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
-  ixj_status st = op_validate(c, err);
+  if (!plan) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  ixj_status st = ixj__op_validate(c, err);
   if (st == IXJ_OK) st = make_plan(ctx, c, NULL, false, plan, err);
   if (st != IXJ_OK || plan->strategy == PLAN_EMPTY) goto done;
-  local.strategy = plan_strategy_name(plan->strategy);
+  local.strategy = ixj__plan_strategy_name(plan->strategy);
 
   launch l;
   memset(&l, 0, sizeof l);
@@ -204,30 +204,30 @@ static ixj_status run_op(ixj_context *ctx, const op_call *c, ixj_call_info *info
   if (plan->strategy == PLAN_MEMCPY) {
     local.cache_hit = true; /* nothing to compile */
     double t0 = now_ms();
-    pool_run(ctx->pool, (uint64_t)plan->count, 1u << 16, 64, run_memcpy_chunk, &l);
+    ixj__pool_run(ctx->pool, (uint64_t)plan->count, 1u << 16, 64, run_memcpy_chunk, &l);
     local.run_ms = now_ms() - t0;
     goto done;
   }
   char *signature = signature_of(ctx, plan, NULL);
   if (!signature) {
-    st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     goto done;
   }
   char name[48];
   kernel_name_of(signature, name);
   compile_job job = {ctx, c, plan, name, signature, true};
   kernel_ref kernel;
-  st = cache_get(ctx->cache, signature, compile_kernel, &job, &kernel, &local.cache_hit, &local.disk_hit,
+  st = ixj__cache_get(ctx->cache, signature, compile_kernel, &job, &kernel, &local.cache_hit, &local.disk_hit,
                  &local.compile_ms, err);
   l.fn = kernel.cpu;
   if (st == IXJ_OK && !local.cache_hit)
-    ctx_log(ctx, IXJ_LOG_DEBUG, "%s %s (%s) in %.2f ms", local.disk_hit ? "loaded" : "compiled", name, local.strategy,
+    ixj__ctx_log(ctx, IXJ_LOG_DEBUG, "%s %s (%s) in %.2f ms", local.disk_hit ? "loaded" : "compiled", name, local.strategy,
             local.compile_ms);
   free(signature);
   if (st != IXJ_OK) goto done;
   double t0 = now_ms();
   uint64_t grain = plan->strategy == PLAN_TILED ? 16 : 1u << 15;
-  pool_run(ctx->pool, plan->work_units, grain, (uint64_t)plan->vector_elems, run_kernel_chunk, &l);
+  ixj__pool_run(ctx->pool, plan->work_units, grain, (uint64_t)plan->vector_elems, run_kernel_chunk, &l);
   local.run_ms = now_ms() - t0;
 done:
   free(plan);
@@ -268,13 +268,13 @@ static ixj_status plan_bufferless(ixj_context *ctx, ixj_op_kind op, const ixj_ix
                                   bufferless_call *b, ixj_plan **plan, ixj_error *err) {
   *plan = NULL;
   if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
   b->dst = (ixj_operand){NULL, 0, dst};
   for (int k = 0; k < num_srcs; k++) b->srcs[k] = (ixj_operand){NULL, 0, srcs[k]};
   b->call = (op_call){op, elem_size, &b->dst, num_srcs, b->srcs, NULL, axis, true};
-  ixj_status st = op_validate(&b->call, err);
+  ixj_status st = ixj__op_validate(&b->call, err);
   if (st != IXJ_OK) return st;
-  if (!(*plan = malloc(sizeof **plan))) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (!(*plan = malloc(sizeof **plan))) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   st = make_plan(ctx, &b->call, aligned ? NULL : (const void *)1, gpu, *plan, err);
   if (st != IXJ_OK) {
     free(*plan);
@@ -294,7 +294,7 @@ ixj_status ixj_emit_llvm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst,
   ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, true, false, &b, &plan, err);
   if (st != IXJ_OK) return st;
   char *sig = st == IXJ_OK ? signature_of(ctx, plan, NULL) : NULL;
-  if (st == IXJ_OK && !sig) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (st == IXJ_OK && !sig) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   if (st == IXJ_OK) {
     char name[48];
     kernel_name_of(sig, name);
@@ -302,12 +302,12 @@ ixj_status ixj_emit_llvm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst,
       size_t n = strlen(sig) + 128;
       *ir = malloc(n);
       if (*ir)
-        snprintf(*ir, n, "; ixjit: strategy %s needs no kernel\n; signature: %s\n", plan_strategy_name(plan->strategy),
+        snprintf(*ir, n, "; ixjit: strategy %s needs no kernel\n; signature: %s\n", ixj__plan_strategy_name(plan->strategy),
                  sig);
       else
-        st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+        st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     } else {
-      st = emit_llvm(plan, name, sig, ir, err);
+      st = ixj__emit_llvm(plan, name, sig, ir, err);
     }
   }
   if (st == IXJ_OK && signature) *signature = sig;
@@ -320,7 +320,7 @@ ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int 
                     const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
                     ixj_warm_outcome *outcome, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, ctx && dst && outcome && (srcs || num_srcs == 0));
-  if (!ctx->disk) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
+  if (!ctx->disk) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
   bufferless_call b;
   ixj_plan *plan;
   ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, aligned, false, &b, &plan, err);
@@ -329,7 +329,7 @@ ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int 
   if (st == IXJ_OK && plan->strategy != PLAN_EMPTY && plan->strategy != PLAN_MEMCPY) {
     char *sig = signature_of(ctx, plan, NULL);
     if (!sig) {
-      st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+      st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     } else {
       char name[48], file[48];
       kernel_name_of(sig, name);
@@ -337,17 +337,17 @@ ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int 
       kernel_ref kernel;
       bool hit, loaded;
       double ms;
-      st = cache_get(ctx->cache, sig, compile_kernel, &job, &kernel, &hit, &loaded, &ms, err);
+      st = ixj__cache_get(ctx->cache, sig, compile_kernel, &job, &kernel, &hit, &loaded, &ms, err);
       char *key = st == IXJ_OK ? disk_key(&job) : NULL;
-      if (st == IXJ_OK && !key) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+      if (st == IXJ_OK && !key) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
       if (st == IXJ_OK) {
         /* warm means "on disk afterwards" */
         char path[4200];
-        disk_cache_file_name(key, file);
-        snprintf(path, sizeof path, "%s/%s", disk_cache_dir(ctx->disk), file);
+        ixj__disk_cache_file_name(key, file);
+        snprintf(path, sizeof path, "%s/%s", ixj__disk_cache_dir(ctx->disk), file);
         if (access(path, R_OK) != 0)
-          st = ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "compiled, but the cache directory %s cannot be written",
-                        disk_cache_dir(ctx->disk));
+          st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "compiled, but the cache directory %s cannot be written",
+                        ixj__disk_cache_dir(ctx->disk));
         else
           *outcome = hit || loaded ? IXJ_WARM_PRESENT : IXJ_WARM_COMPILED;
       }
@@ -368,14 +368,14 @@ ixj_status ixj_emit_cuda(ixj_context *ctx, const char *arch, ixj_op_kind op, con
   *source = NULL;
   if (kernel_name) *kernel_name = NULL;
   if (sscanf(arch, "sm_%d", &cc) != 1 || cc < 50 || cc > 999)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA architecture '%s' is not of the form sm_XY", arch);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA architecture '%s' is not of the form sm_XY", arch);
   snprintf(target, sizeof target, "cuda:%s", arch);
   bufferless_call b;
   ixj_plan *plan;
   ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, true, true, &b, &plan, err);
   if (st != IXJ_OK) return st;
   char *sig = signature_of(ctx, plan, target), name[48];
-  if (!sig) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (!sig) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   if (st == IXJ_OK) {
     kernel_name_of(sig, name);
     if (plan->strategy == PLAN_EMPTY || plan->strategy == PLAN_MEMCPY) {
@@ -383,13 +383,13 @@ ixj_status ixj_emit_cuda(ixj_context *ctx, const char *arch, ixj_op_kind op, con
       *source = malloc(n);
       if (*source)
         snprintf(*source, n, "// ixjit: strategy %s needs no kernel (cuMemcpy)\n// signature: %s\n",
-                 plan_strategy_name(plan->strategy), sig);
+                 ixj__plan_strategy_name(plan->strategy), sig);
       else
-        st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+        st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     } else {
-      st = emit_cuda(plan, name, sig, CUDA_DIV_MAGIC, source, err);
+      st = ixj__emit_cuda(plan, name, sig, CUDA_DIV_MAGIC, source, err);
     }
-    if (st == IXJ_OK && kernel_name && !(*kernel_name = strdup(name))) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    if (st == IXJ_OK && kernel_name && !(*kernel_name = strdup(name))) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   }
   free(sig);
   free(plan);
@@ -400,8 +400,8 @@ ixj_status ixj_compile_cuda(const char *source, const char *arch, void **binary,
   IXJ_REQUIRE_ARGS(err, source && arch && binary && size);
   int cc;
   if ((sscanf(arch, "sm_%d", &cc) != 1 && sscanf(arch, "compute_%d", &cc) != 1) || cc < 50 || cc > 999)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA architecture '%s' is not sm_XY or compute_XY", arch);
-  return nvrtc_compile(source, arch, binary, size, err);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA architecture '%s' is not sm_XY or compute_XY", arch);
+  return ixj__nvrtc_compile(source, arch, binary, size, err);
 }
 
 /* ---- CUDA device memory ---------------------------------------------------- */
@@ -415,8 +415,8 @@ typedef struct cuda_job {
 
 /* a CUBIN for exactly this GPU; PTX when it is newer than NVRTC knows */
 static void cuda_arch(int cc, char arch[24]) {
-  if (nvrtc_supports(cc)) snprintf(arch, 24, "sm_%d", cc);
-  else snprintf(arch, 24, "compute_%d", nvrtc_newest());
+  if (ixj__nvrtc_supports(cc)) snprintf(arch, 24, "sm_%d", cc);
+  else snprintf(arch, 24, "compute_%d", ixj__nvrtc_newest());
 }
 
 static ixj_status compile_cuda_kernel(void *arg, kernel_ref *kernel, bool *loaded, ixj_error *err) {
@@ -426,7 +426,7 @@ static ixj_status compile_cuda_kernel(void *arg, kernel_ref *kernel, bool *loade
   size_t size;
   cuda_arch(j->cc, arch);
   ixj_status st = cuda_image(j->ctx, j->plan, j->name, j->signature, arch, &image, &size, loaded, err);
-  if (st == IXJ_OK) st = cuda_load_kernel(image, j->name, &kernel->cuda, err);
+  if (st == IXJ_OK) st = ixj__cuda_load_kernel(image, j->name, &kernel->cuda, err);
   free(image);
   return st;
 }
@@ -451,17 +451,17 @@ static size_t cuda_args(const op_call *c, const ixj_plan *plan, unsigned char *b
 static ixj_status run_cuda(ixj_context *ctx, const op_call *c, void *stream, ixj_call_info *info, ixj_error *err) {
   ixj_call_info local = {false, false, 0, 0, "empty"};
   int cc = 0;
-  ixj_status st = cuda_device(&cc, err);
-  if (st == IXJ_OK) st = op_validate(c, err);
+  ixj_status st = ixj__cuda_device(&cc, err);
+  if (st == IXJ_OK) st = ixj__op_validate(c, err);
   ixj_plan *plan = st == IXJ_OK ? malloc(sizeof *plan) : NULL;
-  if (st == IXJ_OK && !plan) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (st == IXJ_OK && !plan) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   if (st == IXJ_OK) st = make_plan(ctx, c, NULL, true, plan, err);
   if (st != IXJ_OK || plan->strategy == PLAN_EMPTY) goto done;
-  local.strategy = plan_strategy_name(plan->strategy);
+  local.strategy = ixj__plan_strategy_name(plan->strategy);
   if (plan->strategy == PLAN_MEMCPY) {
     local.cache_hit = true;
     size_t e = c->elem_size;
-    st = cuda_memcpy_dtod((char *)c->dst->data + plan->operand[0].runtime_offset * (int64_t)e,
+    st = ixj__cuda_memcpy_dtod((char *)c->dst->data + plan->operand[0].runtime_offset * (int64_t)e,
                           (const char *)c->srcs[0].data + plan->operand[1].runtime_offset * (int64_t)e,
                           (size_t)plan->count * e, stream, err);
     goto done;
@@ -470,25 +470,25 @@ static ixj_status run_cuda(ixj_context *ctx, const op_call *c, void *stream, ixj
   snprintf(target, sizeof target, "cuda:sm_%d", cc);
   char *sig = signature_of(ctx, plan, target);
   if (!sig) {
-    st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     goto done;
   }
   kernel_name_of(sig, name);
   cuda_job job = {ctx, plan, name, sig, cc};
   kernel_ref kernel;
-  st = cache_get(ctx->cache, sig, compile_cuda_kernel, &job, &kernel, &local.cache_hit, &local.disk_hit,
+  st = ixj__cache_get(ctx->cache, sig, compile_cuda_kernel, &job, &kernel, &local.cache_hit, &local.disk_hit,
                  &local.compile_ms, err);
   free(sig);
   unsigned char args[16 * PLAN_MAX_OPERANDS + 64];
-  if (st == IXJ_OK && !cuda_args(c, plan, args, sizeof args)) st = ixj_fail(err, IXJ_ERR_LIMIT, "too many operands");
+  if (st == IXJ_OK && !cuda_args(c, plan, args, sizeof args)) st = ixj__fail(err, IXJ_ERR_LIMIT, "too many operands");
   /* at most 2^31 - 1 blocks per launch */
   uint64_t per_launch = plan->strategy == PLAN_TILED ? (uint64_t)INT32_MAX
                         : (uint64_t)INT32_MAX / 2 * CUDA_THREADS_PER_BLOCK * CUDA_UNITS_PER_THREAD * (uint64_t)plan->vector_elems;
   for (uint64_t b = 0; st == IXJ_OK && b < plan->work_units; b += per_launch) {
     uint64_t e = b + per_launch < plan->work_units ? b + per_launch : plan->work_units;
     unsigned blocks, bx, by;
-    cuda_launch_shape(plan, e - b, &blocks, &bx, &by);
-    st = cuda_launch(kernel.cuda, blocks, bx, by, args, (long long)b, (long long)e, stream, err);
+    ixj__cuda_launch_shape(plan, e - b, &blocks, &bx, &by);
+    st = ixj__cuda_launch(kernel.cuda, blocks, bx, by, args, (long long)b, (long long)e, stream, err);
   }
 done:
   free(plan);
@@ -519,23 +519,23 @@ ixj_status ixj_cat_cuda(ixj_context *ctx, const ixj_operand *dst, int axis, int 
 
 ixj_status ixj_cuda_available(int *compute_capability, ixj_error *err) {
   int cc = 0;
-  ixj_status st = cuda_device(&cc, err);
+  ixj_status st = ixj__cuda_device(&cc, err);
   if (compute_capability) *compute_capability = st == IXJ_OK ? cc : 0;
   return st;
 }
 
 ixj_status ixj_cuda_alloc(void **ptr, size_t bytes, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, ptr);
-  return cuda_alloc(ptr, bytes, err);
+  return ixj__cuda_alloc(ptr, bytes, err);
 }
-void ixj_cuda_free(void *ptr) { cuda_free(ptr); }
+void ixj_cuda_free(void *ptr) { ixj__cuda_free(ptr); }
 ixj_status ixj_cuda_upload(void *device_dst, const void *host_src, size_t bytes, ixj_error *err) {
-  return cuda_copy_to_device(device_dst, host_src, bytes, err);
+  return ixj__cuda_copy_to_device(device_dst, host_src, bytes, err);
 }
 ixj_status ixj_cuda_download(void *host_dst, const void *device_src, size_t bytes, ixj_error *err) {
-  return cuda_copy_to_host(host_dst, device_src, bytes, err);
+  return ixj__cuda_copy_to_host(host_dst, device_src, bytes, err);
 }
-ixj_status ixj_cuda_synchronize(void *stream, ixj_error *err) { return cuda_synchronize(stream, err); }
+ixj_status ixj_cuda_synchronize(void *stream, ixj_error *err) { return ixj__cuda_synchronize(stream, err); }
 
 ixj_status ixj_warm_cuda(ixj_context *ctx, const char *arch, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
                          const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
@@ -543,8 +543,8 @@ ixj_status ixj_warm_cuda(ixj_context *ctx, const char *arch, ixj_op_kind op, con
   IXJ_REQUIRE_ARGS(err, ctx && arch && dst && outcome && (srcs || num_srcs == 0));
   int cc;
   if (sscanf(arch, "sm_%d", &cc) != 1 || cc < 50 || cc > 999)
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA architecture '%s' is not of the form sm_XY", arch);
-  if (!ctx->disk) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA architecture '%s' is not of the form sm_XY", arch);
+  if (!ctx->disk) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
   bufferless_call b;
   ixj_plan *plan;
   ixj_status st = plan_bufferless(ctx, op, dst, num_srcs, srcs, axis, elem_size, aligned, true, &b, &plan, err);
@@ -558,7 +558,7 @@ ixj_status ixj_warm_cuda(ixj_context *ctx, const char *arch, ixj_op_kind op, con
     size_t size;
     bool loaded = false;
     cuda_arch(cc, carch);
-    if (!sig) st = ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    if (!sig) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     if (st == IXJ_OK) {
       kernel_name_of(sig, name);
       st = cuda_image(ctx, plan, name, sig, carch, &image, &size, &loaded, err);

@@ -65,9 +65,9 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-ixj_status pool_create(int threads, thread_pool **out, ixj_error *err) {
+ixj_status ixj__pool_create(int threads, thread_pool **out, ixj_error *err) {
   thread_pool *p = calloc(1, sizeof *p);
-  if (!p) return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (!p) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   pthread_mutex_init(&p->lock, NULL);
   pthread_mutex_init(&p->submit, NULL);
   pthread_cond_init(&p->work, NULL);
@@ -75,13 +75,13 @@ ixj_status pool_create(int threads, thread_pool **out, ixj_error *err) {
   int n = threads > 1 ? threads - 1 : 0;
   p->workers = calloc((size_t)(n ? n : 1), sizeof *p->workers);
   if (!p->workers) {
-    pool_destroy(p);
-    return ixj_fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    ixj__pool_destroy(p);
+    return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   }
   for (int k = 0; k < n; k++) {
     if (pthread_create(&p->workers[k], NULL, worker_main, p) != 0) {
-      pool_destroy(p);
-      return ixj_fail(err, IXJ_ERR_LIMIT, "cannot start worker thread %d of %d", k + 1, n);
+      ixj__pool_destroy(p);
+      return ixj__fail(err, IXJ_ERR_LIMIT, "cannot start worker thread %d of %d", k + 1, n);
     }
     p->num_workers++;
   }
@@ -89,7 +89,7 @@ ixj_status pool_create(int threads, thread_pool **out, ixj_error *err) {
   return IXJ_OK;
 }
 
-void pool_destroy(thread_pool *p) {
+void ixj__pool_destroy(thread_pool *p) {
   if (!p) return;
   pthread_mutex_lock(&p->lock);
   p->stop = true;
@@ -104,7 +104,7 @@ void pool_destroy(thread_pool *p) {
   free(p);
 }
 
-void pool_run(thread_pool *p, uint64_t units, uint64_t grain, uint64_t align, pool_task task, void *arg) {
+void ixj__pool_run(thread_pool *p, uint64_t units, uint64_t grain, uint64_t align, pool_task task, void *arg) {
   if (units == 0) return;
   if (align == 0) align = 1;
   if (p->num_workers == 0 || units <= grain || pthread_mutex_trylock(&p->submit) != 0) {

@@ -10,11 +10,11 @@ typedef struct thread_pool thread_pool;
 typedef void (*pool_task)(void *arg, uint64_t begin, uint64_t end);
 
 /* `threads` counts the caller: threads - 1 workers are started. */
-ixj_status pool_create(int threads, thread_pool **out, ixj_error *err);
-void pool_destroy(thread_pool *p);
+ixj_status ixj__pool_create(int threads, thread_pool **out, ixj_error *err);
+void ixj__pool_destroy(thread_pool *p);
 /* Runs task over [0, units) in chunks of at least `grain` units, multiples
  * of `align` (except the last); the caller takes part. When the pool is busy
  * with another caller's job, or the job is small, the caller runs it alone. */
-void pool_run(thread_pool *p, uint64_t units, uint64_t grain, uint64_t align, pool_task task, void *arg);
+void ixj__pool_run(thread_pool *p, uint64_t units, uint64_t grain, uint64_t align, pool_task task, void *arg);
 
 #endif

@@ -49,7 +49,7 @@ static void visit(const int64_t *idx, void *arg) {
 }
 
 static ixj_status reference_run(const op_call *c, ixj_error *err) {
-  ixj_status st = op_validate(c, err);
+  ixj_status st = ixj__op_validate(c, err);
   if (st != IXJ_OK) return st;
   int64_t shape[IXJ_MAX_RANK];
   ref_state s = {c, ixj_ixfun_rank(c->dst->ixfun)};

@@ -13,7 +13,7 @@
 
 static bool lmad_injective(const ixj_lmad *l) {
   int64_t st[IXJ_MAX_RANK], ext[IXJ_MAX_RANK];
-  int broadcast, m = lmad_dims_by_stride(l, st, ext, &broadcast);
+  int broadcast, m = ixj__lmad_dims_by_stride(l, st, ext, &broadcast);
   if (m < 0) return true; /* no points */
   if (broadcast) return false;
   /* each stride must step over everything the smaller ones reach */
@@ -26,7 +26,7 @@ static bool lmad_injective(const ixj_lmad *l) {
   return true;
 }
 
-bool ixfun_injective(const ixj_ixfun *f) {
+bool ixj__ixfun_injective(const ixj_ixfun *f) {
   for (int k = 0; k < f->num_lmads; k++)
     if (!lmad_injective(&f->lmads[k])) return false;
   return true;
@@ -41,21 +41,21 @@ typedef struct byte_range {
 
 static ixj_status check_operand(const ixj_operand *o, size_t elem, const char *what, bool shapes_only, byte_range *r,
                                 bool *empty, ixj_error *err) {
-  if (!o || !o->ixfun) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: missing operand or index function", what);
+  if (!o || !o->ixfun) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: missing operand or index function", what);
   ixj_offset_range range = ixj_ixfun_offset_range(o->ixfun);
   *empty = range.empty || shapes_only;
   if (*empty) return IXJ_OK;
-  if (!o->data) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: NULL data pointer", what);
+  if (!o->data) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: NULL data pointer", what);
   uint64_t end;
   bool outside = range.min < 0 || __builtin_mul_overflow((uint64_t)range.max + 1, (uint64_t)elem, &end) ||
                  end > o->size_bytes;
   if (outside) /* a chain's enclosure may be loose: look closer (only on this path) */
-    ixfun_exact_range(o->ixfun, INT64_C(1) << 24, &range);
+    ixj__ixfun_exact_range(o->ixfun, INT64_C(1) << 24, &range);
   if (range.min < 0)
-    return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE, "%s: the index function reaches offset %lld, before the buffer", what,
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "%s: the index function reaches offset %lld, before the buffer", what,
                     (long long)range.min);
   if (__builtin_mul_overflow((uint64_t)range.max + 1, (uint64_t)elem, &end) || end > o->size_bytes)
-    return ixj_fail(err, IXJ_ERR_OUT_OF_RANGE,
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE,
                     "%s: buffer too small: the index function reaches element %lld (%zu-byte elements) but the "
                     "buffer has %zu bytes",
                     what, (long long)range.max, elem, o->size_bytes);
@@ -74,12 +74,12 @@ static bool same_shape_except(const ixj_ixfun *a, const ixj_ixfun *b, int axis) 
   return true;
 }
 
-ixj_status op_validate(const op_call *c, ixj_error *err) {
+ixj_status ixj__op_validate(const op_call *c, ixj_error *err) {
   byte_range dr = {0, 0}, sr;
   bool dst_empty, src_empty;
   char what[32];
   if (!valid_elem_size(c->elem_size))
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "element size %zu is not 1, 2, 4, 8 or 16", c->elem_size);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "element size %zu is not 1, 2, 4, 8 or 16", c->elem_size);
   ixj_status st = check_operand(c->dst, c->elem_size, "destination", c->shapes_only, &dr, &dst_empty, err);
   if (st != IXJ_OK) return st;
   const ixj_ixfun *d = c->dst->ixfun;
@@ -88,15 +88,15 @@ ixj_status op_validate(const op_call *c, ixj_error *err) {
   ixj_ixfun_shape(d, dshape);
   if (c->op == IXJ_OP_CAT) {
     if (c->num_srcs < 1 || c->num_srcs > IXJ_MAX_CAT_INPUTS)
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, c->num_srcs);
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, c->num_srcs);
     if (c->axis < 0 || c->axis >= rank)
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat axis %d is outside 0..%d", c->axis, rank - 1);
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat axis %d is outside 0..%d", c->axis, rank - 1);
   } else if (c->op == IXJ_OP_COPY && c->num_srcs != 1) {
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "copy takes one source");
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "copy takes one source");
   }
-  if (c->op == IXJ_OP_FILL && !c->value && !c->shapes_only) return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "fill: NULL value");
-  if (!dst_empty && !ixfun_injective(d))
-    return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT,
+  if (c->op == IXJ_OP_FILL && !c->value && !c->shapes_only) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "fill: NULL value");
+  if (!dst_empty && !ixj__ixfun_injective(d))
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
                     "destination: the index function may map two points to one offset (a broadcast or overlapping "
                     "strides); copy into a materialized array instead");
   int64_t along = 0;
@@ -106,26 +106,26 @@ ixj_status op_validate(const op_call *c, ixj_error *err) {
     if ((st = check_operand(src, c->elem_size, what, c->shapes_only, &sr, &src_empty, err)) != IXJ_OK) return st;
     if (c->op == IXJ_OP_COPY) {
       if (!same_shape_except(d, src->ixfun, -1))
-        return ixj_fail(err, IXJ_ERR_MISMATCH, "copy: the source's shape differs from the destination's");
+        return ixj__fail(err, IXJ_ERR_MISMATCH, "copy: the source's shape differs from the destination's");
     } else {
       int64_t sshape[IXJ_MAX_RANK];
       if (!same_shape_except(d, src->ixfun, c->axis))
-        return ixj_fail(err, IXJ_ERR_MISMATCH, "cat: %s's shape differs from the destination's outside axis %d", what,
+        return ixj__fail(err, IXJ_ERR_MISMATCH, "cat: %s's shape differs from the destination's outside axis %d", what,
                         c->axis);
       ixj_ixfun_shape(src->ixfun, sshape);
       if (ixj_add_ovf(along, sshape[c->axis], &along))
-        return ixj_fail(err, IXJ_ERR_OVERFLOW, "cat: extents overflow");
+        return ixj__fail(err, IXJ_ERR_OVERFLOW, "cat: extents overflow");
     }
     if (!dst_empty && !src_empty && sr.lo < dr.hi && dr.lo < sr.hi)
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s overlaps the destination's memory", what);
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s overlaps the destination's memory", what);
   }
   if (c->op == IXJ_OP_CAT && along != dshape[c->axis])
-    return ixj_fail(err, IXJ_ERR_MISMATCH, "cat: the inputs' extents along axis %d add up to %lld, not %lld", c->axis,
+    return ixj__fail(err, IXJ_ERR_MISMATCH, "cat: the inputs' extents along axis %d add up to %lld, not %lld", c->axis,
                     (long long)along, (long long)dshape[c->axis]);
   if (c->op == IXJ_OP_FILL && !dst_empty) {
     uintptr_t v = (uintptr_t)c->value;
     if (v < dr.hi && dr.lo < v + c->elem_size)
-      return ixj_fail(err, IXJ_ERR_INVALID_ARGUMENT, "fill: the value overlaps the destination's memory");
+      return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "fill: the value overlaps the destination's memory");
   }
   return IXJ_OK;
 }

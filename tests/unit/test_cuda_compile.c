@@ -68,7 +68,7 @@ static int compile_one(job *j) {
       void *cubin = NULL;
       size_t size;
       char *ptx = NULL;
-      if (nvrtc_compile_with_ptx(src, archs[a], &cubin, &size, &ptx, &err) != IXJ_OK) {
+      if (ixj__nvrtc_compile_with_ptx(src, archs[a], &cubin, &size, &ptx, &err) != IXJ_OK) {
         printf("FAIL %s for %s: %s\n", j->line, archs[a], err.message);
         bad = 1;
       } else if (has_integer_division(ptx)) {
@@ -127,7 +127,7 @@ static long cost(const ixj_plan *p, cuda_division d) {
   size_t size = 0;
   ixj_error err;
   long n = -1;
-  if (emit_cuda(p, "k", "cost", d, &src, &err) == IXJ_OK && nvrtc_compile(src, "sm_90", &cubin, &size, &err) == IXJ_OK)
+  if (ixj__emit_cuda(p, "k", "cost", d, &src, &err) == IXJ_OK && ixj__nvrtc_compile(src, "sm_90", &cubin, &size, &err) == IXJ_OK)
     n = count_instructions(cubin, size, "k");
   else
     printf("cost: %s\n", err.message);
@@ -154,7 +154,7 @@ static int cost_table(void) {
     const ixj_ixfun *srcs[1] = {s};
     plan_request req = {IXJ_OP_COPY, 4, d, 1, srcs, 0, NULL, 0, true};
     ixj_plan *p = malloc(sizeof *p);
-    plan_build(&req, p, NULL);
+    ixj__plan_build(&req, p, NULL);
     long a = cost(p, CUDA_DIV_MAGIC), b = cost(p, CUDA_DIV_PLAIN), c = cost(p, CUDA_DIV_RUNTIME);
     printf("%-6d %12ld %18ld %16ld%s\n", ixj_ixfun_rank(d), a, b, c, a > 0 && a < b && a < c ? "" : "  FAIL");
     bad += !(a > 0 && a < b && a < c);
@@ -167,7 +167,7 @@ static int cost_table(void) {
 
 int main(int argc, char **argv) {
   char version[32];
-  if (nvrtc_version(version, sizeof version, NULL) != IXJ_OK) {
+  if (ixj__nvrtc_version(version, sizeof version, NULL) != IXJ_OK) {
     printf("skipped: NVRTC cannot be loaded\n");
     return 77;
   }

@@ -21,7 +21,7 @@ static int setup(void **state) {
 
 static void entry_path(const char *key, char *path, size_t size) {
   char name[48];
-  disk_cache_file_name(key, name);
+  ixj__disk_cache_file_name(key, name);
   snprintf(path, size, "%s/%s", dir, name);
 }
 
@@ -33,14 +33,14 @@ static void clear_dir(void) {
 static disk_cache *open_cache(uint64_t max) {
   disk_cache *dc = NULL;
   ixj_error err;
-  if (disk_cache_open(dir, max, &dc, &err) != IXJ_OK) fail_msg("%s", err.message);
+  if (ixj__disk_cache_open(dir, max, &dc, &err) != IXJ_OK) fail_msg("%s", err.message);
   return dc;
 }
 
 static bool load_equals(disk_cache *dc, const char *key, const char *want) {
   void *p = NULL;
   size_t n = 0;
-  if (!disk_cache_load(dc, key, &p, &n)) return false;
+  if (!ixj__disk_cache_load(dc, key, &p, &n)) return false;
   bool same = n == strlen(want) && !memcmp(p, want, n);
   free(p);
   return same;
@@ -49,13 +49,13 @@ static bool load_equals(disk_cache *dc, const char *key, const char *want) {
 /* Applies damage to the file of `key`, then expects a miss and the file gone. */
 static void damage_is_a_miss(disk_cache *dc, const char *key, void (*damage)(const char *path)) {
   char path[512];
-  assert_int_equal(disk_cache_store(dc, key, "payload bytes", 13, NULL), IXJ_OK);
+  assert_int_equal(ixj__disk_cache_store(dc, key, "payload bytes", 13, NULL), IXJ_OK);
   assert_true(load_equals(dc, key, "payload bytes"));
   entry_path(key, path, sizeof path);
   damage(path);
   assert_false(load_equals(dc, key, "payload bytes"));
   assert_int_not_equal(access(path, F_OK), 0); /* removed, to be rewritten */
-  assert_int_equal(disk_cache_store(dc, key, "payload bytes", 13, NULL), IXJ_OK);
+  assert_int_equal(ixj__disk_cache_store(dc, key, "payload bytes", 13, NULL), IXJ_OK);
   assert_true(load_equals(dc, key, "payload bytes"));
 }
 
@@ -97,7 +97,7 @@ static void test_round_trip_and_damage(void **state) {
   /* another key's entry renamed into this key's name */
   const char *other = "ixjit-cache-key\nformat=1\ngenerator=g1\nbackend=llvm-object\ntoolchain=LLVM 19.1.7\nsignature=t\n";
   char pa[512], pb[512];
-  assert_int_equal(disk_cache_store(dc, other, "other payload", 13, NULL), IXJ_OK);
+  assert_int_equal(ixj__disk_cache_store(dc, other, "other payload", 13, NULL), IXJ_OK);
   entry_path(key, pa, sizeof pa);
   entry_path(other, pb, sizeof pb);
   assert_int_equal(rename(pb, pa), 0);
@@ -105,13 +105,13 @@ static void test_round_trip_and_damage(void **state) {
   assert_false(load_equals(dc, key, "payload bytes"));
 
   /* another generator or toolchain version: a miss, not a stale hit */
-  assert_int_equal(disk_cache_store(dc, key, "payload bytes", 13, NULL), IXJ_OK);
+  assert_int_equal(ixj__disk_cache_store(dc, key, "payload bytes", 13, NULL), IXJ_OK);
   assert_false(load_equals(dc, "ixjit-cache-key\nformat=1\ngenerator=g2\nbackend=llvm-object\ntoolchain=LLVM 19.1.7\nsignature=s\n",
                            "payload bytes"));
   assert_false(load_equals(dc, "ixjit-cache-key\nformat=1\ngenerator=g1\nbackend=llvm-object\ntoolchain=LLVM 20.1.0\nsignature=s\n",
                            "payload bytes"));
   assert_true(load_equals(dc, key, "payload bytes"));
-  disk_cache_close(dc);
+  ixj__disk_cache_close(dc);
   clear_dir();
 }
 
@@ -123,7 +123,7 @@ static void test_lru_eviction(void **state) {
   memset(payload, 'p', sizeof payload);
   for (int k = 0; k < 5; k++) {
     snprintf(keys[k], sizeof keys[k], "key number %d", k);
-    assert_int_equal(disk_cache_store(dc, keys[k], payload, sizeof payload, NULL), IXJ_OK);
+    assert_int_equal(ixj__disk_cache_store(dc, keys[k], payload, sizeof payload, NULL), IXJ_OK);
     char path[512];
     entry_path(keys[k], path, sizeof path);
     struct timespec t[2] = {{1000 + k, 0}, {1000 + k, 0}}; /* distinct, increasing last use */
@@ -137,7 +137,7 @@ static void test_lru_eviction(void **state) {
     if (k < 2) assert_int_not_equal(access(path, F_OK), 0); /* the least recently used went first */
   }
   assert_int_equal(present, 3);
-  disk_cache_close(dc);
+  ixj__disk_cache_close(dc);
   clear_dir();
 }
 
@@ -151,12 +151,12 @@ static void test_unusable_directories(void **state) {
   disk_cache *dc = NULL;
   ixj_error err;
   /* a directory nobody, not even root, can create files in */
-  assert_int_equal(disk_cache_open("/proc", 0, &dc, &err), IXJ_OK);
-  assert_int_not_equal(disk_cache_store(dc, "k", "v", 1, &err), IXJ_OK);
+  assert_int_equal(ixj__disk_cache_open("/proc", 0, &dc, &err), IXJ_OK);
+  assert_int_not_equal(ixj__disk_cache_store(dc, "k", "v", 1, &err), IXJ_OK);
   assert_non_null(strstr(err.message, "cannot write to the cache /proc"));
-  assert_false(disk_cache_load(dc, "k", NULL, NULL));
-  disk_cache_close(dc);
-  assert_int_not_equal(disk_cache_open("/proc/ixjit/cannot/exist", 0, &dc, &err), IXJ_OK);
+  assert_false(ixj__disk_cache_load(dc, "k", NULL, NULL));
+  ixj__disk_cache_close(dc);
+  assert_int_not_equal(ixj__disk_cache_open("/proc/ixjit/cannot/exist", 0, &dc, &err), IXJ_OK);
   assert_null(dc);
 
   /* a context over such a directory still compiles and runs, with one warning */
@@ -183,7 +183,7 @@ static void test_unusable_directories(void **state) {
 
 static void *racing_writer(void *arg) {
   disk_cache *dc = arg;
-  for (int k = 0; k < 200; k++) disk_cache_store(dc, "one key", "same payload", 12, NULL);
+  for (int k = 0; k < 200; k++) ixj__disk_cache_store(dc, "one key", "same payload", 12, NULL);
   return NULL;
 }
 
@@ -196,7 +196,7 @@ static void test_racing_writers(void **state) {
   for (int k = 0; k < 200; k++) {
     void *p;
     size_t n;
-    if (disk_cache_load(dc, "one key", &p, &n)) { /* whenever it is there, it is whole */
+    if (ixj__disk_cache_load(dc, "one key", &p, &n)) { /* whenever it is there, it is whole */
       assert_int_equal(n, 12);
       assert_memory_equal(p, "same payload", 12);
       free(p);
@@ -204,7 +204,7 @@ static void test_racing_writers(void **state) {
   }
   for (int t = 0; t < 4; t++) pthread_join(th[t], NULL);
   assert_true(load_equals(dc, "one key", "same payload"));
-  disk_cache_close(dc);
+  ixj__disk_cache_close(dc);
   clear_dir();
 }
 

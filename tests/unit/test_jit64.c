@@ -22,19 +22,19 @@ static void check_windows(const char *dst_text, const char *src_text) {
   plan_request req = {IXJ_OP_COPY, 8, dst, 1, srcs, 0, NULL, 0, false};
   ixj_plan *p = malloc(sizeof *p);
   ixj_error err;
-  assert_int_equal(plan_build(&req, p, &err), IXJ_OK);
+  assert_int_equal(ixj__plan_build(&req, p, &err), IXJ_OK);
   assert_int_equal(p->index_bits, 64);
   assert_int_not_equal(p->strategy, PLAN_TILED); /* units are points here */
   char sig[4096], *ir = NULL;
-  plan_signature(p, "test", sig, sizeof sig);
-  assert_int_equal(emit_llvm(p, "k64", sig, &ir, &err), IXJ_OK);
+  ixj__plan_signature(p, "test", sig, sizeof sig);
+  assert_int_equal(ixj__emit_llvm(p, "k64", sig, &ir, &err), IXJ_OK);
   assert_null(strstr(ir, "udiv"));
   assert_null(strstr(ir, "urem"));
   void *obj;
   size_t size;
   ixj_kernel_fn fn;
-  if (jit_llvm_object(jit, ir, &obj, &size, &err) != IXJ_OK) fail_msg("%s", err.message);
-  assert_int_equal(jit_llvm_link(jit, obj, size, "k64", &fn, &err), IXJ_OK); /* one JIT per test */
+  if (ixj__jit_llvm_object(jit, ir, &obj, &size, &err) != IXJ_OK) fail_msg("%s", err.message);
+  assert_int_equal(ixj__jit_llvm_link(jit, obj, size, "k64", &fn, &err), IXJ_OK); /* one JIT per test */
 
   int rank = ixj_ixfun_rank(dst);
   int64_t shape[IXJ_MAX_RANK], count = ixj_ixfun_num_points(dst);
@@ -80,24 +80,24 @@ static void check_windows(const char *dst_text, const char *src_text) {
 
 static void test_huge_general(void **state) {
   (void)state;
-  assert_int_equal(jit_llvm_create(&jit, NULL), IXJ_OK);
+  assert_int_equal(ixj__jit_llvm_create(&jit, NULL), IXJ_OK);
   check_windows("iota 70001 70003", "iota 70003 70001 | permute 1 0 | rotate 123 -4567");
-  jit_llvm_destroy(jit);
+  ixj__jit_llvm_destroy(jit);
 }
 
 static void test_huge_chain(void **state) {
   (void)state;
-  assert_int_equal(jit_llvm_create(&jit, NULL), IXJ_OK);
+  assert_int_equal(ixj__jit_llvm_create(&jit, NULL), IXJ_OK);
   /* a reshape of a transposed, reversed view: re-linearised with 64-bit magic */
   check_windows("iota 4900280003", "iota 70001 70003 | permute 1 0 | slice ::-1 | reshape 4900280003");
-  jit_llvm_destroy(jit);
+  ixj__jit_llvm_destroy(jit);
 }
 
 static void test_huge_rank6(void **state) {
   (void)state;
-  assert_int_equal(jit_llvm_create(&jit, NULL), IXJ_OK);
+  assert_int_equal(ixj__jit_llvm_create(&jit, NULL), IXJ_OK);
   check_windows("iota 37 41 43 47 53 59", "iota 59 53 47 43 41 37 | permute 5 4 3 2 1 0 | rotate 1 2 3 4 5 6");
-  jit_llvm_destroy(jit);
+  ixj__jit_llvm_destroy(jit);
 }
 
 int main(void) {
