@@ -52,6 +52,21 @@ ixj_offset_range ixj_ixfun_offset_range(const ixj_ixfun *f) {
   return r;
 }
 
+ixj_status ixj_ixfun_required_bytes(const ixj_ixfun *f, size_t elem_size, size_t *bytes, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, f && bytes);
+  *bytes = 0;
+  ixj_offset_range r = ixj_ixfun_offset_range(f);
+  if (r.empty) return IXJ_OK;
+  if (r.min < 0)
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "the index function reaches offset %lld, below the buffer's start",
+                     (long long)r.min);
+  size_t n;
+  if (__builtin_add_overflow((uint64_t)r.max, (uint64_t)1, &n) || __builtin_mul_overflow(n, elem_size, &n))
+    return ixj__fail(err, IXJ_ERR_OVERFLOW, "(%lld + 1) elements of %zu bytes overflow", (long long)r.max, elem_size);
+  *bytes = n;
+  return IXJ_OK;
+}
+
 bool ixj__ixfun_exact_range(const ixj_ixfun *f, int64_t max_points, ixj_offset_range *out) {
   *out = ixj_ixfun_offset_range(f);
   if (out->empty || out->exact) return true;

@@ -24,7 +24,7 @@ extern "C" {
 
 /* The directory a context uses by default: $IXJIT_CACHE_DIR, else
  * $XDG_CACHE_HOME/ixjit, else ~/.cache/ixjit. False when none can be named. */
-bool ixj_cache_default_dir(char *buf, size_t size);
+IXJ_API bool ixj_cache_default_dir(char *buf, size_t size);
 
 typedef struct ixj_cache_entry {
   const char *file;      /* name inside the directory */
@@ -37,12 +37,12 @@ typedef struct ixj_cache_entry {
 
 typedef void (*ixj_cache_visit)(void *user, const ixj_cache_entry *entry);
 /* Visits every entry (every *.ixk file), checking each fully. */
-ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ixj_error *err);
+IXJ_API ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ixj_error *err);
 /* Removes invalid entries and stale temporary files, then the least recently
  * used entries until the total is at most max_bytes. */
-ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *removed, ixj_error *err);
+IXJ_API ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *removed, ixj_error *err);
 /* Removes every entry and temporary file. */
-ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err);
+IXJ_API ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err);
 
 #ifdef __cplusplus
 }

@@ -43,14 +43,14 @@ typedef struct ixj_cache_stats {
 } ixj_cache_stats;
 
 /* opts may be NULL for the defaults. */
-ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out, ixj_error *err);
-void ixj_context_destroy(ixj_context *ctx);
-void ixj_context_cache_stats(ixj_context *ctx, ixj_cache_stats *out);
-int ixj_context_num_threads(const ixj_context *ctx);
+IXJ_API ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out, ixj_error *err);
+IXJ_API void ixj_context_destroy(ixj_context *ctx);
+IXJ_API void ixj_context_cache_stats(ixj_context *ctx, ixj_cache_stats *out);
+IXJ_API int ixj_context_num_threads(const ixj_context *ctx);
 /* The CPU the kernels are compiled for: "cpu:NAME:FEATURES-HASH". */
-const char *ixj_context_target(const ixj_context *ctx);
+IXJ_API const char *ixj_context_target(const ixj_context *ctx);
 /* The disk cache directory in use, or NULL when the disk cache is off. */
-const char *ixj_context_cache_dir(const ixj_context *ctx);
+IXJ_API const char *ixj_context_cache_dir(const ixj_context *ctx);
 
 #ifdef __cplusplus
 }

@@ -36,14 +36,14 @@ typedef struct ixj_divider {
  * B < d), else the round-up magic with the smallest shift, else the round-down
  * (n+1) form, else the fixup. For W = 32 and B < 2^31 no fixup is ever chosen.
  * Errors: d == 0, W not 32/64, B not representable in W bits. */
-ixj_status ixj_divider_make(uint64_t divisor, uint64_t bound, unsigned bits, ixj_divider *out,
+IXJ_API ixj_status ixj_divider_make(uint64_t divisor, uint64_t bound, unsigned bits, ixj_divider *out,
                             ixj_error *err);
 /* Evaluates the sequence in W-bit arithmetic (n must be <= bound). */
-uint64_t ixj_divider_apply(const ixj_divider *dv, uint64_t n);
+IXJ_API uint64_t ixj_divider_apply(const ixj_divider *dv, uint64_t n);
 /* Short name of a form: "shift", "mul", "mul_inc", "fixup". */
-const char *ixj_div_form_name(ixj_div_form form);
+IXJ_API const char *ixj_div_form_name(ixj_div_form form);
 /* The full multiplier M as decimal text (it has W+1 bits in the fixup form). */
-void ixj_divider_multiplier_text(const ixj_divider *dv, char buf[48]);
+IXJ_API void ixj_divider_multiplier_text(const ixj_divider *dv, char buf[48]);
 
 typedef enum ixj_rem_form {
   IXJ_REM_ZERO,     /* d == 1: r = 0 */
@@ -64,9 +64,9 @@ typedef struct ixj_remainder {
   int cost;
 } ixj_remainder;
 
-ixj_status ixj_remainder_make(uint64_t divisor, uint64_t bound, unsigned bits, ixj_remainder *out,
+IXJ_API ixj_status ixj_remainder_make(uint64_t divisor, uint64_t bound, unsigned bits, ixj_remainder *out,
                               ixj_error *err);
-uint64_t ixj_remainder_apply(const ixj_remainder *rm, uint64_t n);
+IXJ_API uint64_t ixj_remainder_apply(const ixj_remainder *rm, uint64_t n);
 
 /* One coordinate of a mixed-radix decomposition: floor(n / P) mod D, where P is
  * the product of the inner extents and D this dim's extent. */
@@ -86,9 +86,9 @@ typedef struct ixj_digit {
   int cost;
 } ixj_digit;
 
-ixj_status ixj_digit_make(uint64_t inner, uint64_t extent, uint64_t bound, unsigned bits, ixj_digit *out,
+IXJ_API ixj_status ixj_digit_make(uint64_t inner, uint64_t extent, uint64_t bound, unsigned bits, ixj_digit *out,
                           ixj_error *err);
-uint64_t ixj_digit_apply(const ixj_digit *dg, uint64_t n);
+IXJ_API uint64_t ixj_digit_apply(const ixj_digit *dg, uint64_t n);
 
 #ifdef __cplusplus
 }

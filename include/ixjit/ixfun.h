@@ -54,27 +54,27 @@ typedef enum ixj_monotonicity {
 /* ---- construction ---------------------------------------------------- */
 
 /* Row-major array of `shape` whose first element is at `offset`. */
-ixj_status ixj_ixfun_iota(int rank, const int64_t *shape, int64_t offset,
+IXJ_API ixj_status ixj_ixfun_iota(int rank, const int64_t *shape, int64_t offset,
                           ixj_ixfun **out, ixj_error *err);
 /* One LMAD given DLPack/NumPy style: strides in elements, negative and zero
  * allowed. Its base is `shape` when the strides are row-major, otherwise the
  * one-dimensional buffer [max offset + 1] that holds every point. */
-ixj_status ixj_ixfun_strided(int rank, const int64_t *shape, const int64_t *strides,
+IXJ_API ixj_status ixj_ixfun_strided(int rank, const int64_t *shape, const int64_t *strides,
                              int64_t offset, ixj_ixfun **out, ixj_error *err);
 /* A chain given literally (head first), validated: permutations, extents,
  * overflow, and every LMAD's offsets inside the next one's index space. */
-ixj_status ixj_ixfun_from_lmads(int count, const ixj_lmad *lmads, int base_rank,
+IXJ_API ixj_status ixj_ixfun_from_lmads(int count, const ixj_lmad *lmads, int base_rank,
                                 const int64_t *base, ixj_ixfun **out, ixj_error *err);
-ixj_status ixj_ixfun_clone(const ixj_ixfun *f, ixj_ixfun **out, ixj_error *err);
-void ixj_ixfun_free(ixj_ixfun *f);
+IXJ_API ixj_status ixj_ixfun_clone(const ixj_ixfun *f, ixj_ixfun **out, ixj_error *err);
+IXJ_API void ixj_ixfun_free(ixj_ixfun *f);
 
 /* ---- operations (each returns a new index function) -------------------- */
 
 /* New dim k is old dim perm[k] (NumPy transpose). */
-ixj_status ixj_ixfun_permute(const ixj_ixfun *f, int n, const int *perm,
+IXJ_API ixj_status ixj_ixfun_permute(const ixj_ixfun *f, int n, const int *perm,
                              ixj_ixfun **out, ixj_error *err);
 /* new[i] = old[(i_k + amount_k) mod n_k] in every dim (floored modulo). */
-ixj_status ixj_ixfun_rotate(const ixj_ixfun *f, int n, const int64_t *amounts,
+IXJ_API ixj_status ixj_ixfun_rotate(const ixj_ixfun *f, int n, const int64_t *amounts,
                             ixj_ixfun **out, ixj_error *err);
 
 typedef enum ixj_slice_kind { IXJ_SLICE_FIX, IXJ_SLICE_RANGE } ixj_slice_kind;
@@ -87,40 +87,40 @@ typedef struct ixj_slice_item {
 } ixj_slice_item;
 
 /* One item per leading dim (n <= rank); missing trailing dims stay whole. */
-ixj_status ixj_ixfun_slice(const ixj_ixfun *f, int n, const ixj_slice_item *items,
+IXJ_API ixj_status ixj_ixfun_slice(const ixj_ixfun *f, int n, const ixj_slice_item *items,
                            ixj_ixfun **out, ixj_error *err);
 /* NumPy basic slicing of one dim of `extent`, with NumPy's defaults and
  * clipping, resolved to a RANGE item. step must not be 0. */
-ixj_status ixj_slice_numpy(int64_t extent, bool has_start, int64_t start, bool has_stop,
+IXJ_API ixj_status ixj_slice_numpy(int64_t extent, bool has_start, int64_t start, bool has_stop,
                            int64_t stop, int64_t step, ixj_slice_item *out, ixj_error *err);
 /* Row-major reshape of the logical index space; at most one -1. Stays one
  * LMAD whenever the result is representable, pushes a new LMAD otherwise. */
-ixj_status ixj_ixfun_reshape(const ixj_ixfun *f, int rank, const int64_t *shape,
+IXJ_API ixj_status ixj_ixfun_reshape(const ixj_ixfun *f, int rank, const int64_t *shape,
                              ixj_ixfun **out, ixj_error *err);
 /* NumPy broadcast_to. */
-ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t *shape,
+IXJ_API ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t *shape,
                             ixj_ixfun **out, ixj_error *err);
 /* f was built over iota(base f); put it on top of new_base instead:
  * rebase(nb)(i) = nb(unflatten(shape nb, f(i))). The element counts of f's
  * base and nb's shape must match, and every f(i) must index into nb. */
-ixj_status ixj_ixfun_rebase(const ixj_ixfun *f, const ixj_ixfun *new_base,
+IXJ_API ixj_status ixj_ixfun_rebase(const ixj_ixfun *f, const ixj_ixfun *new_base,
                             ixj_ixfun **out, ixj_error *err);
 
 /* ---- queries ----------------------------------------------------------- */
 
-int ixj_ixfun_rank(const ixj_ixfun *f);
+IXJ_API int ixj_ixfun_rank(const ixj_ixfun *f);
 /* Writes rank() extents. */
-void ixj_ixfun_shape(const ixj_ixfun *f, int64_t *shape);
+IXJ_API void ixj_ixfun_shape(const ixj_ixfun *f, int64_t *shape);
 /* Number of logical points (fits int64 by construction). */
-int64_t ixj_ixfun_num_points(const ixj_ixfun *f);
-int ixj_ixfun_base_rank(const ixj_ixfun *f);
-void ixj_ixfun_base(const ixj_ixfun *f, int64_t *base);
-int ixj_ixfun_num_lmads(const ixj_ixfun *f);
+IXJ_API int64_t ixj_ixfun_num_points(const ixj_ixfun *f);
+IXJ_API int ixj_ixfun_base_rank(const ixj_ixfun *f);
+IXJ_API void ixj_ixfun_base(const ixj_ixfun *f, int64_t *base);
+IXJ_API int ixj_ixfun_num_lmads(const ixj_ixfun *f);
 /* LMAD k of the chain, 0 = head. */
-const ixj_lmad *ixj_ixfun_lmad(const ixj_ixfun *f, int k);
+IXJ_API const ixj_lmad *ixj_ixfun_lmad(const ixj_ixfun *f, int k);
 
 /* Flat offset of a full logical index tuple (bounds-checked). */
-ixj_status ixj_ixfun_index(const ixj_ixfun *f, int n, const int64_t *index,
+IXJ_API ixj_status ixj_ixfun_index(const ixj_ixfun *f, int n, const int64_t *index,
                            int64_t *offset, ixj_error *err);
 
 /* Smallest and largest reachable flat offset. `exact` is true when they are
@@ -131,32 +131,37 @@ typedef struct ixj_offset_range {
   bool exact;
   int64_t min, max;
 } ixj_offset_range;
-ixj_offset_range ixj_ixfun_offset_range(const ixj_ixfun *f);
+IXJ_API ixj_offset_range ixj_ixfun_offset_range(const ixj_ixfun *f);
+/* The bytes a buffer needs so that every offset f reaches, in elements of
+ * elem_size bytes from the buffer's start, lies inside it: (max + 1) *
+ * elem_size, 0 for no points. IXJ_ERR_OUT_OF_RANGE when f reaches a negative
+ * offset, IXJ_ERR_OVERFLOW when the product does not fit in size_t. */
+IXJ_API ixj_status ixj_ixfun_required_bytes(const ixj_ixfun *f, size_t elem_size, size_t *bytes, ixj_error *err);
 
 /* f(i) == offset + rowmajor(i) for every i: writes offset * elem_size. */
-bool ixj_ixfun_linear_with_offset(const ixj_ixfun *f, int64_t elem_size, int64_t *byte_offset);
+IXJ_API bool ixj_ixfun_linear_with_offset(const ixj_ixfun *f, int64_t elem_size, int64_t *byte_offset);
 /* f is a permutation of a linear function: writes offset * elem_size and, per
  * logical dim k, the physical dim perm[k] and its extent shape[k]. */
-bool ixj_ixfun_rearrange_with_offset(const ixj_ixfun *f, int64_t elem_size,
+IXJ_API bool ixj_ixfun_rearrange_with_offset(const ixj_ixfun *f, int64_t elem_size,
                                      int64_t *byte_offset, int *perm, int64_t *shape);
 /* f is exactly iota(base f). */
-bool ixj_ixfun_is_direct(const ixj_ixfun *f);
+IXJ_API bool ixj_ixfun_is_direct(const ixj_ixfun *f);
 /* f(i) == rowmajor(i). */
-bool ixj_ixfun_is_linear(const ixj_ixfun *f);
+IXJ_API bool ixj_ixfun_is_linear(const ixj_ixfun *f);
 /* The reachable offsets form one gap-free interval (exact for one LMAD,
  * conservative — false means "not proven" — for chains). */
-bool ixj_ixfun_is_contiguous(const ixj_ixfun *f);
+IXJ_API bool ixj_ixfun_is_contiguous(const ixj_ixfun *f);
 /* Futhark's monotonicity: INC if every LMAD has every dim of stride 0 or of
  * positive stride and no rotation, DEC likewise, UNKNOWN otherwise. */
-ixj_monotonicity ixj_ixfun_monotonicity(const ixj_ixfun *f);
+IXJ_API ixj_monotonicity ixj_ixfun_monotonicity(const ixj_ixfun *f);
 /* Per-dim monotonicity of an LMAD dim: the sign of its stride. */
-ixj_monotonicity ixj_lmad_dim_monotonicity(const ixj_lmad *l, int physical_dim);
+IXJ_API ixj_monotonicity ixj_lmad_dim_monotonicity(const ixj_lmad *l, int physical_dim);
 /* Structural equality: same base, same chain of LMADs. Equal index functions
  * have equal shapes and points. */
-bool ixj_ixfun_equal(const ixj_ixfun *a, const ixj_ixfun *b);
+IXJ_API bool ixj_ixfun_equal(const ixj_ixfun *a, const ixj_ixfun *b);
 /* Futhark's closeEnough: same base rank, same number of LMADs, and pairwise
  * the same rank and permutation (values ignored). */
-bool ixj_ixfun_close_enough(const ixj_ixfun *a, const ixj_ixfun *b);
+IXJ_API bool ixj_ixfun_close_enough(const ixj_ixfun *a, const ixj_ixfun *b);
 
 /* ---- anti-unification ------------------------------------------------- */
 
@@ -167,27 +172,27 @@ bool ixj_ixfun_close_enough(const ixj_ixfun *a, const ixj_ixfun *b);
  * base rank, contiguity, permutation and per-dim monotonicity; otherwise
  * IXJ_ERR_MISMATCH with the reason. */
 typedef struct ixj_ixfun_general ixj_ixfun_general;
-ixj_status ixj_ixfun_generalize(const ixj_ixfun *a, const ixj_ixfun *b,
+IXJ_API ixj_status ixj_ixfun_generalize(const ixj_ixfun *a, const ixj_ixfun *b,
                                 ixj_ixfun_general **out, ixj_error *err);
-int ixj_general_num_holes(const ixj_ixfun_general *g);
+IXJ_API int ixj_general_num_holes(const ixj_ixfun_general *g);
 /* The values hole k stands for in the first and the second function. */
-void ixj_general_hole(const ixj_ixfun_general *g, int k, int64_t *in_a, int64_t *in_b);
+IXJ_API void ixj_general_hole(const ixj_ixfun_general *g, int k, int64_t *in_a, int64_t *in_b);
 /* Fill every hole (values[k] for hole k) and validate the result. */
-ixj_status ixj_general_instantiate(const ixj_ixfun_general *g, const int64_t *values,
+IXJ_API ixj_status ixj_general_instantiate(const ixj_ixfun_general *g, const int64_t *values,
                                    ixj_ixfun **out, ixj_error *err);
 /* Futhark's format with holes printed as ?K; snprintf-style. */
-size_t ixj_general_format(const ixj_ixfun_general *g, char *buf, size_t size);
-void ixj_general_free(ixj_ixfun_general *g);
+IXJ_API size_t ixj_general_format(const ixj_ixfun_general *g, char *buf, size_t size);
+IXJ_API void ixj_general_free(ixj_ixfun_general *g);
 
 /* ---- text ------------------------------------------------------------- */
 
 /* Parse the IXFUN syntax (a pipeline of stages, or Futhark's format). */
-ixj_status ixj_ixfun_parse(const char *text, ixj_ixfun **out, ixj_error *err);
+IXJ_API ixj_status ixj_ixfun_parse(const char *text, ixj_ixfun **out, ixj_error *err);
 /* Futhark's printed format on one line; snprintf-style: returns the length
  * needed (excluding the NUL) and writes at most size bytes. */
-size_t ixj_ixfun_format(const ixj_ixfun *f, char *buf, size_t size);
+IXJ_API size_t ixj_ixfun_format(const ixj_ixfun *f, char *buf, size_t size);
 /* The same, in a malloc'ed string (NULL when out of memory). */
-char *ixj_ixfun_to_string(const ixj_ixfun *f);
+IXJ_API char *ixj_ixfun_to_string(const ixj_ixfun *f);
 
 #ifdef __cplusplus
 }

@@ -42,27 +42,27 @@ typedef struct ixj_call_info {
 typedef struct ixj_context ixj_context;
 
 /* dst[dst(i)] = src[src(i)] for every logical point i; equal shapes. */
-ixj_status ixj_copy(ixj_context *ctx, const ixj_operand *dst, const ixj_operand *src, size_t elem_size,
+IXJ_API ixj_status ixj_copy(ixj_context *ctx, const ixj_operand *dst, const ixj_operand *src, size_t elem_size,
                     ixj_call_info *info, ixj_error *err);
 /* Every point of dst gets the elem_size bytes at value. */
-ixj_status ixj_fill(ixj_context *ctx, const ixj_operand *dst, const void *value, size_t elem_size,
+IXJ_API ixj_status ixj_fill(ixj_context *ctx, const ixj_operand *dst, const void *value, size_t elem_size,
                     ixj_call_info *info, ixj_error *err);
 /* Concatenation along axis: the inputs' shapes equal dst's except along axis,
  * where their extents add up to dst's. One launch for all inputs. */
-ixj_status ixj_cat(ixj_context *ctx, const ixj_operand *dst, int axis, int num_srcs, const ixj_operand *srcs,
+IXJ_API ixj_status ixj_cat(ixj_context *ctx, const ixj_operand *dst, int axis, int num_srcs, const ixj_operand *srcs,
                    size_t elem_size, ixj_call_info *info, ixj_error *err);
 
 /* The same operations by the reference interpreter (one point at a time,
  * no JIT): the oracle of the tests and of `ixjit run --check`. Same checks. */
-ixj_status ixj_reference_copy(const ixj_operand *dst, const ixj_operand *src, size_t elem_size, ixj_error *err);
-ixj_status ixj_reference_fill(const ixj_operand *dst, const void *value, size_t elem_size, ixj_error *err);
-ixj_status ixj_reference_cat(const ixj_operand *dst, int axis, int num_srcs, const ixj_operand *srcs,
+IXJ_API ixj_status ixj_reference_copy(const ixj_operand *dst, const ixj_operand *src, size_t elem_size, ixj_error *err);
+IXJ_API ixj_status ixj_reference_fill(const ixj_operand *dst, const void *value, size_t elem_size, ixj_error *err);
+IXJ_API ixj_status ixj_reference_cat(const ixj_operand *dst, int axis, int num_srcs, const ixj_operand *srcs,
                              size_t elem_size, ixj_error *err);
 
 /* The LLVM IR ixjit would compile for an operation (no JIT, no pointers:
  * alignment is assumed). srcs: 1 for copy, 0 for fill, num_srcs for cat.
  * *ir is malloc'ed; *signature (optional) too. */
-ixj_status ixj_emit_llvm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+IXJ_API ixj_status ixj_emit_llvm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
                          const ixj_ixfun *const *srcs, int axis, size_t elem_size, char **ir, char **signature,
                          ixj_error *err);
 
@@ -74,7 +74,7 @@ typedef enum ixj_warm_outcome {
   IXJ_WARM_COMPILED, /* compiled and written to disk */
   IXJ_WARM_NO_KERNEL /* the plan needs no kernel (memcpy, empty) */
 } ixj_warm_outcome;
-ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+IXJ_API ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
                     const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
                     ixj_warm_outcome *outcome, ixj_error *err);
 
