@@ -16,6 +16,7 @@
 #include "ixjit/cuda.h"
 #include "nvrtc.h"
 #include "plan.h"
+#include "record.h"
 #include "validate.h"
 
 static double now_ms(void) {
@@ -104,33 +105,17 @@ static ixj_status cuda_image(ixj_context *ctx, const ixj_plan *plan, const char 
   return st;
 }
 
-/* One line per newly compiled signature, in the format `ixjit warm` reads:
- * op TAB elem TAB aligned [TAB axis] TAB dst TAB src... ; one write(), so
- * lines from several processes never interleave. */
+/* One line per newly compiled signature, in the format `ixjit warm` reads
+ * (runtime/record.c); a failed write is a warning, never an error. */
 static void record_call(const compile_job *j) {
   const op_call *c = j->call;
-  char *parts[2 + IXJ_MAX_CAT_INPUTS] = {NULL};
-  int n = 0;
-  size_t len = 64;
-  parts[n++] = ixj_ixfun_to_string(c->dst->ixfun);
-  for (int k = 0; k < (c->op == IXJ_OP_FILL ? 0 : c->num_srcs); k++) parts[n++] = ixj_ixfun_to_string(c->srcs[k].ixfun);
-  for (int k = 0; k < n; k++) len += parts[k] ? strlen(parts[k]) + 1 : 0;
-  char *line = malloc(len);
-  if (line) {
-    int at = snprintf(line, len, "%s\t%zu\t%d", c->op == IXJ_OP_COPY ? "copy" : c->op == IXJ_OP_FILL ? "fill" : "cat",
-                      c->elem_size, j->plan->vector_elems > 1);
-    if (c->op == IXJ_OP_CAT) at += snprintf(line + at, len - (size_t)at, "\t%d", c->axis);
-    bool ok = true;
-    for (int k = 0; k < n; k++) {
-      ok = ok && parts[k];
-      if (parts[k]) at += snprintf(line + at, len - (size_t)at, "\t%s", parts[k]);
-    }
-    at += snprintf(line + at, len - (size_t)at, "\n");
-    if (ok && write(j->ctx->record_fd, line, (size_t)at) != at)
-      ixj__ctx_log(j->ctx, IXJ_LOG_WARNING, "cannot append to the record file");
-  }
-  free(line);
-  for (int k = 0; k < n; k++) free(parts[k]);
+  const ixj_ixfun *srcs[IXJ_MAX_CAT_INPUTS];
+  int n = c->op == IXJ_OP_FILL ? 0 : c->num_srcs;
+  for (int k = 0; k < n; k++) srcs[k] = c->srcs[k].ixfun;
+  ixj_error err;
+  if (ixj__record_append(j->ctx->record_fd, c->op, c->elem_size, j->plan->vector_elems > 1, c->axis, c->dst->ixfun, n,
+                         srcs, &err) != IXJ_OK)
+    ixj__ctx_log(j->ctx, IXJ_LOG_WARNING, "%s", err.message);
 }
 
 /* Memory missed: the disk, then a compile (written back to the disk). */

@@ -8,6 +8,7 @@
 #include "ixjit/divmod.h"
 #include "ixjit/ixfun.h"
 #include "ixjit/ops.h"
+#include "ixjit/record.h"
 #include "ixjit/status.h"
 
 #define IXJIT_VERSION_STRING "0.1.0"
