@@ -26,6 +26,8 @@ extern "C" {
  * $XDG_CACHE_HOME/ixjit, else ~/.cache/ixjit. False when none can be named. */
 IXJ_API bool ixj_cache_default_dir(char *buf, size_t size);
 
+/* What ixj_cache_scan shows of one entry. Its strings live only during the
+ * visit call (copy them to keep them); never free them. */
 typedef struct ixj_cache_entry {
   const char *file;      /* name inside the directory */
   uint64_t size;         /* bytes on disk */
@@ -36,12 +38,17 @@ typedef struct ixj_cache_entry {
 } ixj_cache_entry;
 
 typedef void (*ixj_cache_visit)(void *user, const ixj_cache_entry *entry);
-/* Visits every entry (every *.ixk file), checking each fully. */
+/* Visits every entry (every *.ixk file), checking each fully, on the calling
+ * thread. A damaged entry is visited as invalid, not an error. IXJ_ERR_IO
+ * when dir cannot be read. */
 IXJ_API ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ixj_error *err);
 /* Removes invalid entries and stale temporary files, then the least recently
- * used entries until the total is at most max_bytes. */
+ * used entries until the total is at most max_bytes (0: the default);
+ * *removed (optional) counts the files removed. IXJ_ERR_IO when dir cannot be
+ * read. Safe while other processes use the directory. */
 IXJ_API ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *removed, ixj_error *err);
-/* Removes every entry and temporary file. */
+/* Removes every entry and temporary file; *removed (optional) counts them.
+ * IXJ_ERR_IO when dir cannot be read. */
 IXJ_API ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err);
 
 #ifdef __cplusplus

@@ -18,8 +18,12 @@ extern "C" {
 typedef struct ixj_context ixj_context;
 
 typedef enum ixj_log_level { IXJ_LOG_DEBUG, IXJ_LOG_INFO, IXJ_LOG_WARNING } ixj_log_level;
+/* Called from whichever thread logs, possibly several at once; message lives
+ * only during the call (copy it to keep it). */
 typedef void (*ixj_log_fn)(void *user, ixj_log_level level, const char *message);
 
+/* Read by ixj_context_create only: its strings may be freed when it returns;
+ * log and log_user must stay valid for the context's lifetime. */
 typedef struct ixj_context_options {
   int num_threads;            /* 0: IXJIT_NUM_THREADS, else the online CPUs; the caller counts as one */
   size_t last_level_cache;    /* bytes; 0: detect. Outputs larger than this get streaming stores */
@@ -42,14 +46,25 @@ typedef struct ixj_cache_stats {
   uint64_t entries;     /* kernels in the cache */
 } ixj_cache_stats;
 
-/* opts may be NULL for the defaults. */
+/* A new context in *out (NULL on error), freed with ixj_context_destroy.
+ * opts may be NULL for the defaults. A disk cache or record file that cannot
+ * be used is not an error: the context logs one warning and goes on without.
+ *   IXJ_ERR_INVALID_ARGUMENT  num_threads outside 0..1024;
+ *   IXJ_ERR_LIMIT             the worker threads cannot be started;
+ *   IXJ_ERR_BACKEND           LLVM cannot set up its JIT for this CPU. */
 IXJ_API ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out, ixj_error *err);
+/* Frees the context, its kernels and threads; no call on it may be running.
+ * NULL is fine. */
 IXJ_API void ixj_context_destroy(ixj_context *ctx);
+/* A snapshot of the cache counters. */
 IXJ_API void ixj_context_cache_stats(ixj_context *ctx, ixj_cache_stats *out);
+/* Threads an operation runs on, the caller included. */
 IXJ_API int ixj_context_num_threads(const ixj_context *ctx);
-/* The CPU the kernels are compiled for: "cpu:NAME:FEATURES-HASH". */
+/* The CPU the kernels are compiled for: "cpu:NAME:FEATURES-HASH". The string
+ * is the context's: valid until ixj_context_destroy, never free it. */
 IXJ_API const char *ixj_context_target(const ixj_context *ctx);
-/* The disk cache directory in use, or NULL when the disk cache is off. */
+/* The disk cache directory in use, or NULL when the disk cache is off. The
+ * string is the context's: valid until ixj_context_destroy, never free it. */
 IXJ_API const char *ixj_context_cache_dir(const ixj_context *ctx);
 
 #ifdef __cplusplus

@@ -35,14 +35,17 @@ typedef struct ixj_divider {
 /* The cheapest exact quotient sequence: a shift for powers of two (or when
  * B < d), else the round-up magic with the smallest shift, else the round-down
  * (n+1) form, else the fixup. For W = 32 and B < 2^31 no fixup is ever chosen.
- * Errors: d == 0, W not 32/64, B not representable in W bits. */
+ * Errors: IXJ_ERR_INVALID_ARGUMENT for d == 0 or W not 32/64,
+ * IXJ_ERR_OUT_OF_RANGE for B (or d) not representable in W bits. */
 IXJ_API ixj_status ixj_divider_make(uint64_t divisor, uint64_t bound, unsigned bits, ixj_divider *out,
                             ixj_error *err);
 /* Evaluates the sequence in W-bit arithmetic (n must be <= bound). */
 IXJ_API uint64_t ixj_divider_apply(const ixj_divider *dv, uint64_t n);
-/* Short name of a form: "shift", "mul", "mul_inc", "fixup". */
+/* Short name of a form: "shift", "mul", "mul_inc", "fixup"; a static string,
+ * never free it. */
 IXJ_API const char *ixj_div_form_name(ixj_div_form form);
-/* The full multiplier M as decimal text (it has W+1 bits in the fixup form). */
+/* The full multiplier M as decimal text into the caller's buf (it has W+1
+ * bits in the fixup form). */
 IXJ_API void ixj_divider_multiplier_text(const ixj_divider *dv, char buf[48]);
 
 typedef enum ixj_rem_form {
@@ -64,6 +67,7 @@ typedef struct ixj_remainder {
   int cost;
 } ixj_remainder;
 
+/* n mod d, cheapest form first; errors as ixj_divider_make. */
 IXJ_API ixj_status ixj_remainder_make(uint64_t divisor, uint64_t bound, unsigned bits, ixj_remainder *out,
                               ixj_error *err);
 IXJ_API uint64_t ixj_remainder_apply(const ixj_remainder *rm, uint64_t n);
@@ -86,6 +90,8 @@ typedef struct ixj_digit {
   int cost;
 } ixj_digit;
 
+/* Errors as ixj_divider_make (with inner for d), and IXJ_ERR_INVALID_ARGUMENT
+ * for extent 0. */
 IXJ_API ixj_status ixj_digit_make(uint64_t inner, uint64_t extent, uint64_t bound, unsigned bits, ixj_digit *out,
                           ixj_error *err);
 IXJ_API uint64_t ixj_digit_apply(const ixj_digit *dg, uint64_t n);

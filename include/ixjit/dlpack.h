@@ -6,7 +6,15 @@
  * same element size. The buffer is taken to be exactly the bytes the tensor
  * reaches. kDLCPU and kDLCUDAHost tensors take the CPU path; kDLCUDA and
  * kDLCUDAManaged tensors (device 0) the CUDA path, on the default stream.
- * All tensors of one call must be on the same side. */
+ * All tensors of one call must be on the same side. The tensors are only
+ * read; info and the errors are those of the ops.h or cuda.h operation, and:
+ *   IXJ_ERR_INVALID_ARGUMENT  a NULL tensor, an unsupported device type or a
+ *                             CUDA device other than 0, an element size not
+ *                             1, 2, 4, 8 or 16 bytes, a byte_offset that is
+ *                             not a multiple of it;
+ *   IXJ_ERR_MISMATCH          element sizes differ, or CPU and CUDA tensors mixed;
+ *   IXJ_ERR_LIMIT             ndim above IXJ_MAX_RANK;
+ *   IXJ_ERR_OVERFLOW          a shape or strides beyond 64-bit arithmetic. */
 #ifndef IXJIT_DLPACK_H
 #define IXJIT_DLPACK_H
 

@@ -15,7 +15,16 @@
  * Semantics are the algebraic ones: every operation transforms the "array of
  * offsets" exactly as NumPy's transpose, roll, basic slicing, reshape (order C)
  * and broadcast_to would. Handles are immutable: every operation returns a new
- * index function, so a handle may be shared by many threads. */
+ * index function, so a handle may be shared by many threads.
+ *
+ * Every call that makes an index function puts it in *out (NULL on error);
+ * it is the caller's, freed with ixj_ixfun_free. Their errors: the inputs'
+ * own faults, IXJ_ERR_INVALID_ARGUMENT (a permutation that is not one, a
+ * negative extent, a reshape whose element counts differ), IXJ_ERR_OUT_OF_RANGE
+ * (a slice, index or rebase outside its dim or base), IXJ_ERR_OVERFLOW (an
+ * offset, extent or stride beyond 64 bits), IXJ_ERR_LIMIT (more than
+ * IXJ_MAX_RANK dims or IXJ_MAX_LMADS LMADs), IXJ_ERR_MISMATCH where named
+ * below, and IXJ_ERR_NO_MEMORY. */
 #ifndef IXJIT_IXFUN_H
 #define IXJIT_IXFUN_H
 
@@ -66,6 +75,7 @@ IXJ_API ixj_status ixj_ixfun_strided(int rank, const int64_t *shape, const int64
 IXJ_API ixj_status ixj_ixfun_from_lmads(int count, const ixj_lmad *lmads, int base_rank,
                                 const int64_t *base, ixj_ixfun **out, ixj_error *err);
 IXJ_API ixj_status ixj_ixfun_clone(const ixj_ixfun *f, ixj_ixfun **out, ixj_error *err);
+/* Frees an index function; NULL is fine. */
 IXJ_API void ixj_ixfun_free(ixj_ixfun *f);
 
 /* ---- operations (each returns a new index function) -------------------- */
@@ -102,7 +112,8 @@ IXJ_API ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t 
                             ixj_ixfun **out, ixj_error *err);
 /* f was built over iota(base f); put it on top of new_base instead:
  * rebase(nb)(i) = nb(unflatten(shape nb, f(i))). The element counts of f's
- * base and nb's shape must match, and every f(i) must index into nb. */
+ * base and nb's shape must match (else IXJ_ERR_MISMATCH), and every f(i)
+ * must index into nb. */
 IXJ_API ixj_status ixj_ixfun_rebase(const ixj_ixfun *f, const ixj_ixfun *new_base,
                             ixj_ixfun **out, ixj_error *err);
 
@@ -116,10 +127,11 @@ IXJ_API int64_t ixj_ixfun_num_points(const ixj_ixfun *f);
 IXJ_API int ixj_ixfun_base_rank(const ixj_ixfun *f);
 IXJ_API void ixj_ixfun_base(const ixj_ixfun *f, int64_t *base);
 IXJ_API int ixj_ixfun_num_lmads(const ixj_ixfun *f);
-/* LMAD k of the chain, 0 = head. */
+/* LMAD k of the chain, 0 = head: f's own, valid until ixj_ixfun_free(f). */
 IXJ_API const ixj_lmad *ixj_ixfun_lmad(const ixj_ixfun *f, int k);
 
-/* Flat offset of a full logical index tuple (bounds-checked). */
+/* Flat offset of a full logical index tuple: IXJ_ERR_INVALID_ARGUMENT when n
+ * is not the rank, IXJ_ERR_OUT_OF_RANGE for an index outside its dim. */
 IXJ_API ixj_status ixj_ixfun_index(const ixj_ixfun *f, int n, const int64_t *index,
                            int64_t *offset, ixj_error *err);
 
@@ -170,28 +182,35 @@ IXJ_API bool ixj_ixfun_close_enough(const ixj_ixfun *a, const ixj_ixfun *b);
  * across fields, found in the order physical shapes, base, strides, rotates,
  * offset). Defined, as in Futhark, only for single-LMAD functions with the same
  * base rank, contiguity, permutation and per-dim monotonicity; otherwise
- * IXJ_ERR_MISMATCH with the reason. */
+ * IXJ_ERR_MISMATCH with the reason. *out is the caller's, freed with
+ * ixj_general_free. */
 typedef struct ixj_ixfun_general ixj_ixfun_general;
 IXJ_API ixj_status ixj_ixfun_generalize(const ixj_ixfun *a, const ixj_ixfun *b,
                                 ixj_ixfun_general **out, ixj_error *err);
 IXJ_API int ixj_general_num_holes(const ixj_ixfun_general *g);
 /* The values hole k stands for in the first and the second function. */
 IXJ_API void ixj_general_hole(const ixj_ixfun_general *g, int k, int64_t *in_a, int64_t *in_b);
-/* Fill every hole (values[k] for hole k) and validate the result. */
+/* Fill every hole (values[k] for hole k) and validate the result: the
+ * errors of ixj_ixfun_from_lmads. */
 IXJ_API ixj_status ixj_general_instantiate(const ixj_ixfun_general *g, const int64_t *values,
                                    ixj_ixfun **out, ixj_error *err);
 /* Futhark's format with holes printed as ?K; snprintf-style. */
 IXJ_API size_t ixj_general_format(const ixj_ixfun_general *g, char *buf, size_t size);
+/* Frees a generalization from ixj_ixfun_generalize; NULL is fine. */
 IXJ_API void ixj_general_free(ixj_ixfun_general *g);
 
 /* ---- text ------------------------------------------------------------- */
 
-/* Parse the IXFUN syntax (a pipeline of stages, or Futhark's format). */
+/* Parse the IXFUN syntax (a pipeline of stages, or Futhark's format).
+ * IXJ_ERR_PARSE for malformed text and IXJ_ERR_LIMIT for nesting deeper than
+ * documented, with err->column at the problem; the errors of the stages'
+ * operations otherwise. */
 IXJ_API ixj_status ixj_ixfun_parse(const char *text, ixj_ixfun **out, ixj_error *err);
 /* Futhark's printed format on one line; snprintf-style: returns the length
  * needed (excluding the NUL) and writes at most size bytes. */
 IXJ_API size_t ixj_ixfun_format(const ixj_ixfun *f, char *buf, size_t size);
-/* The same, in a malloc'ed string (NULL when out of memory). */
+/* The same, in a new string that is the caller's: free it with ixj_free.
+ * NULL when out of memory. */
 IXJ_API char *ixj_ixfun_to_string(const ixj_ixfun *f);
 
 #ifdef __cplusplus

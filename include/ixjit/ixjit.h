@@ -1,14 +1,18 @@
 /* ixjit — a runtime generator of specialized strided-copy kernels.
- * The umbrella header: include this one. */
+ * The umbrella header: include this one. It leaves out only dlpack.h, which
+ * needs <dlpack/dlpack.h>; include that one too for the DLPack forms. */
 #ifndef IXJIT_IXJIT_H
 #define IXJIT_IXJIT_H
 
+#include "ixjit/cache.h"
 #include "ixjit/context.h"
 #include "ixjit/cuda.h"
 #include "ixjit/divmod.h"
+#include "ixjit/emit.h"
 #include "ixjit/ixfun.h"
 #include "ixjit/ops.h"
 #include "ixjit/record.h"
+#include "ixjit/reference.h"
 #include "ixjit/status.h"
 
 #define IXJIT_VERSION_STRING "0.1.0"
