@@ -1,17 +1,16 @@
-/* CUDA C emission. The templates give the kernels' skeletons (elementwise
- * with several units per thread and odometer carries; a padded shared-memory
- * tile for transposes); this file writes the plan-dependent statements:
- * argument unpacking, the decomposition of the first unit, per-unit offsets
- * (chains re-linearised with the same sequences), the moves and the carries. */
+/* CUDA C emission: a printer of the index program (gen/lower.h) and the fill
+ * of the templates in templates/cuda/ (elementwise with several units per
+ * thread and odometer carries; a padded shared-memory tile for transposes).
+ * This file also owns what the runtime needs to launch the kernels it writes:
+ * the block shape and the argument block's layout. */
 #include "emit_cuda.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
-#include "ixjit/divmod.h"
+#include "lower.h"
 #include "template.h"
 
 extern const char ixj__template_cuda_elementwise[];
@@ -20,328 +19,379 @@ extern const char ixj__template_cuda_prelude[];
 
 typedef struct cemit {
   const ixj_plan *p;
-  cuda_division division;
-  int w;
-  const char *it;   /* ixj_index's C type */
-  int tmp;
-  int divisors;     /* CUDA_DIV_RUNTIME: runtime divisors used so far */
-  uint32_t divisor[CUDA_MAX_RUNTIME_DIVISORS];
-  const char *vec;  /* vector type name, or NULL */
+  lower lw;
+  const char *vec; /* the 16-byte vector type of vectorized accesses, or NULL */
 } cemit;
 
-typedef struct cval {
-  char s[48];
-} cval;
+typedef struct name {
+  char s[64];
+} name;
 
-static cval fresh(cemit *e, text *t, const char *type, const char *fmt, ...) IXJ_PRINTF(4, 5);
-/* `type tN = <expression>;` */
-static cval fresh(cemit *e, text *t, const char *type, const char *fmt, ...) {
-  char expr[256];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(expr, sizeof expr, fmt, ap);
-  va_end(ap);
-  cval v;
-  snprintf(v.s, sizeof v.s, "t%d", e->tmp++);
-  ixj__text_put(t, "  const %s %s = %s;\n", type, v.s, expr);
-  return v;
+static const char *ctype(iprog_type t) {
+  switch (t) {
+  case IPROG_I1: return "bool";
+  case IPROG_U32: return "unsigned";
+  case IPROG_U64: return "unsigned long long";
+  case IPROG_S64: return "long long";
+  }
+  return "?";
 }
 
-static cval literal(const char *s) {
-  cval v;
-  snprintf(v.s, sizeof v.s, "%s", s);
-  return v;
-}
-
-static const char *hi_fn(const cemit *e) { return e->w == 32 ? "__umulhi" : "__umul64hi"; }
-static const char *suffix(const cemit *e) { return e->w == 32 ? "u" : "ull"; }
-
-static cval magic_quotient(cemit *e, text *t, const ixj_divider *dv, cval n) {
-  const unsigned w = (unsigned)e->w;
-  unsigned long long m = (unsigned long long)dv->multiplier;
-  switch (dv->form) {
-  case IXJ_DIV_SHIFT:
-    if (dv->shift >= w) return literal("(ixj_index)0");
-    if (dv->shift == 0) return n;
-    return fresh(e, t, "ixj_index", "%s >> %u", n.s, dv->shift);
-  case IXJ_DIV_MUL:
-    return fresh(e, t, "ixj_index", "%s(%s, %llu%s) >> %u", hi_fn(e), n.s, m, suffix(e), dv->shift - w);
-  case IXJ_DIV_MUL_INC:
-    return fresh(e, t, "ixj_index", "%s(%s + 1, %llu%s) >> %u", hi_fn(e), n.s, m, suffix(e), dv->shift - w);
-  case IXJ_DIV_FIXUP: {
-    cval hi = fresh(e, t, "ixj_index", "%s(%s, %llu%s)", hi_fn(e), n.s, m, suffix(e));
-    return fresh(e, t, "ixj_index", "(%s + ((%s - %s) >> 1)) >> %u", hi.s, n.s, hi.s, dv->shift - w - 1);
-  }
-  }
-  return literal("0");
-}
-
-static cval magic_remainder(cemit *e, text *t, const ixj_remainder *rm, cval n) {
-  switch (rm->form) {
-  case IXJ_REM_ZERO: return literal("(ixj_index)0");
-  case IXJ_REM_IDENTITY: return n;
-  case IXJ_REM_MASK: return fresh(e, t, "ixj_index", "%s & %llu%s", n.s, (unsigned long long)rm->divisor - 1, suffix(e));
-  case IXJ_REM_MULSUB: {
-    cval q = magic_quotient(e, t, &rm->quotient, n);
-    return fresh(e, t, "ixj_index", "%s - %s * %llu%s", n.s, q.s, (unsigned long long)rm->divisor, suffix(e));
-  }
-  }
-  return literal("0");
-}
-
-/* PyTorch's IntDivider: q = (umulhi(n, m1) + n) >> s, with m1, s and d read
- * from the arguments (32-bit index math; plain runtime division otherwise). */
-static cval runtime_quotient(cemit *e, text *t, cval n, uint64_t d) {
-  int k = e->divisors < CUDA_MAX_RUNTIME_DIVISORS ? e->divisors : CUDA_MAX_RUNTIME_DIVISORS - 1;
-  e->divisor[k] = (uint32_t)d;
-  e->divisors = k + 1;
-  if (e->w == 64) return fresh(e, t, "ixj_index", "%s / a.div_value[%d]", n.s, k);
-  return fresh(e, t, "ixj_index", "(__umulhi(%s, a.div_magic[%d]) + %s) >> a.div_shift[%d]", n.s, k, n.s, k);
-}
-
-/* floor(n / inner) mod extent, n <= bound. */
-static cval digit(cemit *e, text *t, uint64_t inner, uint64_t extent, uint64_t bound, cval n) {
-  bool outermost = (unsigned __int128)inner * extent > bound;
-  if (e->division == CUDA_DIV_PLAIN) {
-    cval q = inner == 1 ? n : fresh(e, t, "ixj_index", "%s / %llu%s", n.s, (unsigned long long)inner, suffix(e));
-    return outermost ? q : fresh(e, t, "ixj_index", "%s %% %llu%s", q.s, (unsigned long long)extent, suffix(e));
-  }
-  if (e->division == CUDA_DIV_RUNTIME) {
-    cval q = inner == 1 ? n : runtime_quotient(e, t, n, inner);
-    if (outermost) return q;
-    int k = e->divisors;
-    cval q2 = runtime_quotient(e, t, q, extent);
-    return fresh(e, t, "ixj_index", "%s - %s * a.div_value[%d]", q.s, q2.s, k);
-  }
-  ixj_digit dg;
-  ixj_digit_make(inner, extent, bound, (unsigned)e->w, &dg, NULL); /* valid by plan */
-  switch (dg.form) {
-  case IXJ_DIGIT_QUOTIENT: return magic_quotient(e, t, &dg.quotient, n);
-  case IXJ_DIGIT_DIVMOD: return magic_remainder(e, t, &dg.remainder, magic_quotient(e, t, &dg.quotient, n));
-  case IXJ_DIGIT_DIRECT: {
-    cval lo = fresh(e, t, "ixj_index", "%s * %llu%s", n.s, (unsigned long long)dg.c, suffix(e));
-    return fresh(e, t, "ixj_index", "%s(%s, %llu%s)", hi_fn(e), lo.s, (unsigned long long)dg.extent, suffix(e));
-  }
-  }
-  return literal("0");
-}
-
-static void unflatten(cemit *e, text *t, int rank, const int64_t *shape, uint64_t bound, cval n, cval *digits) {
-  uint64_t inner = 1;
-  for (int k = rank - 1; k >= 0; k--) {
-    digits[k] = shape[k] == 1 ? literal("(ixj_index)0") : digit(e, t, inner, (uint64_t)shape[k], bound, n);
-    inner *= (uint64_t)shape[k];
-  }
-}
-
-/* (d + r) mod n for d < n, r < n, as an expression. */
-static void rotated(char *buf, size_t size, const char *d, int64_t r, int64_t n) {
-  if (r == 0) snprintf(buf, size, "(long long)%s", d);
-  else snprintf(buf, size, "((long long)%s + %lld >= %lld ? (long long)%s + %lld : (long long)%s + %lld)", d,
-                (long long)r, (long long)n, d, (long long)(r - n), d, (long long)r);
-}
-
-/* base + sum rot(coord_j) * stride_j, as a long long. */
-static cval offset_of(cemit *e, text *t, int64_t base, int rank, const cval *coord, const int64_t *stride,
-                      const int64_t *rotate, const int64_t *extent) {
-  char expr[4096], term[256];
-  int at = snprintf(expr, sizeof expr, "%lldLL", (long long)base);
-  for (int j = 0; j < rank && at < (int)sizeof expr - 300; j++) {
-    if (stride[j] == 0) continue;
-    rotated(term, sizeof term, coord[j].s, rotate[j], extent[j]);
-    at += snprintf(expr + at, sizeof expr - (size_t)at, " + %s * %lldLL", term, (long long)stride[j]);
-  }
-  cval v;
-  snprintf(v.s, sizeof v.s, "t%d", e->tmp++);
-  ixj__text_put(t, "    const long long %s = %s;\n", v.s, expr);
-  return v;
-}
-
-/* A chain operand: re-linearise through the tail LMADs. */
-static cval chain(cemit *e, text *t, const plan_operand *o, cval x) {
-  for (int m = 0; m < o->num_tail; m++) {
-    const ixj_lmad *l = &o->tail[m];
-    lmad_ldim d[IXJ_MAX_RANK];
-    int64_t shape[IXJ_MAX_RANK], stride[IXJ_MAX_RANK], rot[IXJ_MAX_RANK];
-    cval digits[IXJ_MAX_RANK];
-    ixj__lmad_logical_dims(l, d);
-    for (int k = 0; k < l->rank; k++) shape[k] = d[k].extent, stride[k] = d[k].stride, rot[k] = d[k].rotate;
-    cval xi = fresh(e, t, "ixj_index", "(ixj_index)%s", x.s);
-    unflatten(e, t, l->rank, shape, (uint64_t)ixj__lmad_count(l) - 1, xi, digits);
-    x = offset_of(e, t, plan_tail_offset(o, m), l->rank, digits, stride, rot, shape);
-  }
-  return x;
-}
-
-static void move(cemit *e, text *t, cval dst_off, int src, cval src_off) {
-  if (src < 0) {
-    ixj__text_put(t, "    p0[%s] = fill_value;\n", dst_off.s);
-  } else if (e->vec) {
-    ixj__text_put(t, "    *(%s *)(p0 + %s) = *(const %s *)(p%d + %s);\n", e->vec, dst_off.s, e->vec, src, src_off.s);
+/* How an operand reads: a literal, the skeleton's name of an input, or vN. */
+static name ref(const cemit *e, int v) {
+  const iprog_inst *x = &e->lw.prog.inst[v];
+  name n;
+  if (x->op == IOP_CONST) {
+    switch ((iprog_type)x->type) {
+    case IPROG_I1: snprintf(n.s, sizeof n.s, "%s", x->imm ? "true" : "false"); break;
+    case IPROG_U32: snprintf(n.s, sizeof n.s, "%uu", (unsigned)x->imm); break;
+    case IPROG_U64: snprintf(n.s, sizeof n.s, "%lluull", (unsigned long long)x->imm); break;
+    case IPROG_S64:
+      if (x->imm == INT64_MIN) snprintf(n.s, sizeof n.s, "(-9223372036854775807LL - 1)");
+      else if (x->imm < 0) snprintf(n.s, sizeof n.s, "(%lldLL)", (long long)x->imm);
+      else snprintf(n.s, sizeof n.s, "%lldLL", (long long)x->imm);
+      break;
+    }
+  } else if (x->op == IOP_INPUT) {
+    snprintf(n.s, sizeof n.s, "%s", e->lw.input[x->imm]);
   } else {
-    ixj__text_put(t, "    p0[%s] = p%d[%s];\n", dst_off.s, src, src_off.s);
+    snprintf(n.s, sizeof n.s, "v%d", v);
+  }
+  return n;
+}
+
+/* Prints every instruction lowered since the last flush, one `const T vN =
+ * ...;` each, at the given indentation. */
+static void flush(cemit *e, text *t, const char *indent) {
+  const iprog *p = &e->lw.prog;
+  for (; !p->oom && e->lw.printed < p->count; e->lw.printed++) {
+    int v = e->lw.printed;
+    const iprog_inst *x = &p->inst[v];
+    if (x->op == IOP_INPUT || x->op == IOP_CONST) continue;
+    name a = x->a >= 0 ? ref(e, x->a) : (name){""}, b = x->b >= 0 ? ref(e, x->b) : (name){""};
+    name c = x->c >= 0 ? ref(e, x->c) : (name){""};
+    const char *ty = ctype((iprog_type)x->type), *hi = x->type == IPROG_U32 ? "__umulhi" : "__umul64hi";
+    ixj__text_put(t, "%sconst %s v%d = ", indent, ty, v);
+    switch ((iprog_op)x->op) {
+    case IOP_INPUT:
+    case IOP_CONST: break;
+    case IOP_ADD: ixj__text_put(t, "%s + %s", a.s, b.s); break;
+    case IOP_SUB: ixj__text_put(t, "%s - %s", a.s, b.s); break;
+    case IOP_MUL: ixj__text_put(t, "%s * %s", a.s, b.s); break;
+    case IOP_MULHI: ixj__text_put(t, "%s(%s, %s)", hi, a.s, b.s); break;
+    case IOP_LSHR: ixj__text_put(t, "%s >> %lld", a.s, (long long)x->imm); break;
+    case IOP_AND: ixj__text_put(t, "%s & %s", a.s, b.s); break;
+    case IOP_EQ: ixj__text_put(t, "%s == %s", a.s, b.s); break;
+    case IOP_ULT: ixj__text_put(t, "%s < %s", a.s, b.s); break;
+    case IOP_SELECT: ixj__text_put(t, "%s ? %s : %s", a.s, b.s, c.s); break;
+    case IOP_CAST: ixj__text_put(t, "(%s)%s", ty, a.s); break;
+    case IOP_UDIV: ixj__text_put(t, "%s / %s", a.s, b.s); break;
+    case IOP_UREM: ixj__text_put(t, "%s %% %s", a.s, b.s); break;
+    case IOP_ARG_QUOTIENT: /* PyTorch's IntDivider: 32-bit magic, else a real division */
+      if (x->type == IPROG_U32)
+        ixj__text_put(t, "(__umulhi(%s, a.div_magic[%lld]) + %s) >> a.div_shift[%lld]", a.s, (long long)x->imm, a.s,
+                      (long long)x->imm);
+      else
+        ixj__text_put(t, "%s / a.div_value[%lld]", a.s, (long long)x->imm);
+      break;
+    case IOP_ARG_DIVISOR: ixj__text_put(t, "(%s)a.div_value[%lld]", ty, (long long)x->imm); break;
+    }
+    ixj__text_put(t, ";\n");
   }
 }
 
-static void pointers(const ixj_plan *p, text *t) {
+/* dst[dst_off] = src[src_off] (src < 0: the fill value), by 16-byte vectors
+ * when the plan proved alignment. */
+static void move(cemit *e, text *t, const char *indent, int dst_off, int src, int src_off) {
+  name d = ref(e, dst_off);
+  if (src < 0) {
+    if (e->vec) ixj__text_put(t, "%s*(%s *)(p0 + %s) = fill_vector;\n", indent, e->vec, d.s);
+    else if (e->p->vector_elems > 1)
+      ixj__text_put(t, "%sfor (int q = 0; q < %d; q++) p0[%s + q] = fill_value;\n", indent, e->p->vector_elems, d.s);
+    else ixj__text_put(t, "%sp0[%s] = fill_value;\n", indent, d.s);
+    return;
+  }
+  name s = ref(e, src_off);
+  if (e->vec) ixj__text_put(t, "%s*(%s *)(p0 + %s) = *(const %s *)(p%d + %s);\n", indent, e->vec, d.s, e->vec, src, s.s);
+  else if (e->p->vector_elems > 1)
+    ixj__text_put(t, "%sfor (int q = 0; q < %d; q++) p0[%s + q] = p%d[%s + q];\n", indent, e->p->vector_elems, d.s, src,
+                  s.s);
+  else ixj__text_put(t, "%sp0[%s] = p%d[%s];\n", indent, d.s, src, s.s);
+}
+
+static void pointers(const cemit *e, text *t) {
+  const ixj_plan *p = e->p;
   for (int o = 0; o < p->num_operands; o++) {
     if (p->op == IXJ_OP_FILL && o == 1) continue;
-    ixj__text_put(t, "  %sixj_elem *p%d = (%sixj_elem *)a.ptr[%d] + a.off[%d];\n", o ? "const " : "", o, o ? "const " : "",
-             o, o);
+    ixj__text_put(t, "  %sixj_elem *p%d = (%sixj_elem *)a.ptr[%d] + a.off[%d];\n", o ? "const " : "", o,
+                  o ? "const " : "", o, o);
   }
-  if (p->op == IXJ_OP_FILL) ixj__text_put(t, "  const ixj_elem fill_value = *(const ixj_elem *)a.value;\n");
+  if (p->op != IXJ_OP_FILL) return;
+  ixj__text_put(t, "  const ixj_elem fill_value = *(const ixj_elem *)a.value;\n");
+  if (e->vec) /* the element repeated across one vector */
+    ixj__text_put(t,
+                  "  union { ixj_elem e[%d]; %s v; } fill_lanes;\n"
+                  "  for (int q = 0; q < %d; q++) fill_lanes.e[q] = fill_value;\n"
+                  "  const %s fill_vector = fill_lanes.v;\n",
+                  p->vector_elems, e->vec, p->vector_elems, e->vec);
+}
+
+void ixj__cuda_args_layout(int operands, int divisors, cuda_args_layout *out) {
+  size_t n = (size_t)operands, d = (size_t)(divisors > 0 ? divisors : 1);
+  out->operands = operands;
+  out->divisors = (int)d;
+  out->ptr_at = 0;                          /* const void *ptr[n] */
+  out->off_at = 8 * n;                      /* long long off[n] */
+  out->value_at = 16 * n;                   /* unsigned long long value[2] */
+  out->magic_at = out->value_at + 16;       /* unsigned div_magic[d] */
+  out->shift_at = out->magic_at + 4 * d;    /* unsigned div_shift[d] */
+  out->divisor_at = out->shift_at + 4 * d;  /* unsigned div_value[d] */
+  out->size = (out->divisor_at + 4 * d + 7) / 8 * 8; /* the struct's 8-byte alignment */
+}
+
+/* PyTorch's IntDivider for d < 2^31: q = (umulhi(n, m) + n) >> s with
+ * s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d) + 1. */
+static void int_divider(uint32_t d, uint32_t *magic, uint32_t *shift) {
+  uint32_t s = 0;
+  while (s < 32 && ((uint64_t)1 << s) < d) s++;
+  *shift = s;
+  *magic = (uint32_t)((((uint64_t)1 << 32) * (((uint64_t)1 << s) - d)) / d + 1);
+}
+
+ixj_status ixj__cuda_pack_args(const ixj_plan *p, const void *const *ptrs, const void *fill_value,
+                               const cuda_divisors *divisors, void *buf, size_t size, size_t *used, ixj_error *err) {
+  cuda_args_layout l;
+  int nd = divisors ? divisors->count : 0;
+  IXJ_ASSERT(err, p->num_operands >= 1 && p->num_operands <= PLAN_MAX_OPERANDS);
+  IXJ_ASSERT(err, nd >= 0 && nd <= CUDA_MAX_RUNTIME_DIVISORS && p->elem_size <= 16);
+  IXJ_ASSERT(err, (p->op == IXJ_OP_FILL) == (fill_value != NULL));
+  ixj__cuda_args_layout(p->num_operands, nd, &l);
+  if (l.size > size) return ixj__fail(err, IXJ_ERR_LIMIT, "the kernel arguments need %zu bytes, not %zu", l.size, size);
+  unsigned char *b = buf;
+  memset(b, 0, l.size);
+  for (int o = 0; o < p->num_operands; o++) {
+    const void *ptr = p->op == IXJ_OP_FILL && o == 1 ? NULL : ptrs[o];
+    int64_t off = p->operand[o].runtime_offset;
+    memcpy(b + l.ptr_at + 8 * (size_t)o, &ptr, sizeof ptr);
+    memcpy(b + l.off_at + 8 * (size_t)o, &off, sizeof off);
+  }
+  if (fill_value) memcpy(b + l.value_at, fill_value, p->elem_size);
+  for (int k = 0; k < nd; k++) {
+    uint32_t magic, shift, value = divisors->value[k];
+    int_divider(value, &magic, &shift);
+    memcpy(b + l.magic_at + 4 * (size_t)k, &magic, 4);
+    memcpy(b + l.shift_at + 4 * (size_t)k, &shift, 4);
+    memcpy(b + l.divisor_at + 4 * (size_t)k, &value, 4);
+  }
+  *used = l.size;
+  return IXJ_OK;
 }
 
 static ixj_status prelude(const cemit *e, char **out, ixj_error *err) {
   static const char *fields[] = {"", "unsigned char x;", "unsigned short x;", "", "unsigned x;", "", "", "",
                                  "unsigned long long x;"};
   size_t es = e->p->elem_size;
-  char align[8], operands[8], divisors[8];
+  IXJ_ASSERT(err, es == 1 || es == 2 || es == 4 || es == 8 || es == 16);
+  cuda_args_layout l;
+  ixj__cuda_args_layout(e->p->num_operands, e->lw.num_divisors, &l);
+  char align[8], operands[16], divisors[16], size[24];
   snprintf(align, sizeof align, "%zu", es <= 8 ? es : 8);
-  snprintf(operands, sizeof operands, "%d", e->p->num_operands);
-  snprintf(divisors, sizeof divisors, "%d", e->divisors ? e->divisors : 1);
-  const char *kv[] = {"INDEX_TYPE", e->it, "ELEM_ALIGN", align, "ELEM_FIELDS",
-                      es == 16 ? "unsigned long long x, y;" : fields[es], "OPERANDS", operands, "DIVISORS", divisors};
+  snprintf(operands, sizeof operands, "%d", l.operands);
+  snprintf(divisors, sizeof divisors, "%d", l.divisors);
+  snprintf(size, sizeof size, "%zu", l.size);
+  const char *kv[] = {"INDEX_TYPE", ctype(e->lw.index), "ELEM_ALIGN", align, "ELEM_FIELDS",
+                      es == 16 ? "unsigned long long x, y;" : fields[es], "OPERANDS", operands, "DIVISORS", divisors,
+                      "ARGS_SIZE", size};
   return ixj__template_fill(ixj__template_cuda_prelude, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
 }
 
-static ixj_status elementwise(cemit *e, const char *name, const char *signature, char **out, ixj_error *err) {
-  const ixj_plan *p = e->p;
-  int r = p->rank, last = r - 1;
-  text setup = {0}, body = {0}, carry = {0};
-  cval dig[IXJ_MAX_RANK];
-  pointers(p, &setup);
-  unflatten(e, &setup, r, p->shape, (uint64_t)p->count - 1, literal("n"), dig);
-  for (int j = 0; j < r; j++) ixj__text_put(&setup, "  ixj_index d%d = %s;\n", j, dig[j].s);
-  cval coord[IXJ_MAX_RANK];
-  for (int j = 0; j < r; j++) snprintf(coord[j].s, sizeof coord[j].s, "d%d", j);
+static const char *body(const text *t) { return t->buf ? t->buf : ""; }
 
-  int row_operands = p->op == IXJ_OP_COPY ? 2 : 1;
-  cval off[2];
-  for (int o = 0; o < row_operands; o++) {
-    const plan_operand *x = &p->operand[o];
-    off[o] = chain(e, &body, x, offset_of(e, &body, x->head_offset, r, coord, x->stride, x->rotate, p->shape));
+enum { EW_SETUP, EW_BODY, EW_CARRY, EW_PARTS };
+
+static ixj_status elementwise(cemit *e, const char *kname, const char *signature, char **out, ixj_error *err) {
+  const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
+  int r = p->rank;
+  text part[EW_PARTS] = {{0}};
+  int digit[IXJ_MAX_RANK], coord[IXJ_MAX_RANK], next[IXJ_MAX_RANK];
+
+  /* the thread's first unit */
+  pointers(e, &part[EW_SETUP]);
+  ixj__lower_unflatten(lw, ixj__lower_input(lw, lw->index, "n", 0), r, p->shape, (uint64_t)p->count - 1, digit);
+  flush(e, &part[EW_SETUP], "  ");
+  for (int j = 0; j < r; j++) {
+    name d = ref(e, digit[j]);
+    ixj__text_put(&part[EW_SETUP], "  ixj_index d%d = %s;\n", j, d.s);
   }
+
+  /* each unit: the operands' offsets at (d0, ..., d[r-1]), the move */
+  text *t = &part[EW_BODY];
+  for (int j = 0; j < r; j++) coord[j] = ixj__lower_input(lw, lw->index, "d%d", j);
+  int dst_off = ixj__lower_point_offset(lw, &p->operand[0], r, coord, p->shape);
   if (p->op == IXJ_OP_COPY) {
-    move(e, &body, off[0], 1, off[1]);
+    int src_off = ixj__lower_point_offset(lw, &p->operand[1], r, coord, p->shape);
+    flush(e, t, "    ");
+    move(e, t, "    ", dst_off, 1, src_off);
   } else if (p->op == IXJ_OP_FILL) {
-    move(e, &body, off[0], -1, off[0]);
-  } else {
+    flush(e, t, "    ");
+    move(e, t, "    ", dst_off, -1, -1);
+  } else { /* cat: the input that holds the axis coordinate */
     int axis = p->cat_axis;
-    bool first_input = true;
+    bool first = true;
+    flush(e, t, "    ");
     for (int k = 1; k < p->num_operands; k++) {
       const plan_operand *x = &p->operand[k];
       if (x->cat_extent == 0) continue;
-      ixj__text_put(&body, "    %sif (d%d < %lld) {\n", first_input ? "" : "else ", axis, (long long)(x->cat_start + x->cat_extent));
-      first_input = false;
-      cval local[IXJ_MAX_RANK];
+      bool final = x->cat_start + x->cat_extent == p->shape[axis];
+      if (final) ixj__text_put(t, first ? "    {\n" : "    else {\n");
+      else ixj__text_put(t, "    %sif (d%d < %lldu) {\n", first ? "" : "else ", axis, (long long)(x->cat_start + x->cat_extent));
+      first = false;
+      int local[IXJ_MAX_RANK];
       int64_t extent[IXJ_MAX_RANK];
       memcpy(local, coord, sizeof local);
       memcpy(extent, p->shape, sizeof extent);
       extent[axis] = x->cat_extent;
-      snprintf(local[axis].s, sizeof local[axis].s, "(d%d - %lld)", axis, (long long)x->cat_start);
-      cval so = chain(e, &body, x, offset_of(e, &body, x->head_offset, r, local, x->stride, x->rotate, extent));
-      move(e, &body, off[0], k, so);
-      ixj__text_put(&body, "    }\n");
+      local[axis] = ixj__iprog_emit(&lw->prog, IOP_SUB, lw->index, IPROG_NUW, coord[axis],
+                                    ixj__iprog_const(&lw->prog, lw->index, x->cat_start), -1, 0);
+      int so = ixj__lower_point_offset(lw, x, r, local, extent);
+      flush(e, t, "      ");
+      move(e, t, "      ", dst_off, k, so);
+      ixj__text_put(t, "    }\n");
+      if (final) break;
     }
   }
-  ixj__text_put(&carry, "    d%d += %d;\n", last, p->vector_elems);
-  for (int j = last; j > 0; j--)
-    ixj__text_put(&carry, "    if (d%d == %lld) { d%d = 0; d%d++;\n", j, (long long)p->shape[j], j, j - 1);
-  for (int j = last; j > 0; j--) ixj__text_put(&carry, "    }\n");
+
+  /* the odometer to the next unit */
+  ixj__lower_odometer(lw, r, coord, p->shape, p->vector_elems, next);
+  flush(e, &part[EW_CARRY], "    ");
+  for (int j = 0; j < r; j++) {
+    name d = ref(e, next[j]);
+    ixj__text_put(&part[EW_CARRY], "    d%d = %s;\n", j, d.s);
+  }
 
   char *pre = NULL;
-  ixj_status st = prelude(e, &pre, err); /* after the body: it counts the runtime divisors */
-  char per[8], step[8];
-  snprintf(per, sizeof per, "%d", CUDA_UNITS_PER_THREAD);
-  snprintf(step, sizeof step, "%d", p->vector_elems);
-  if (st == IXJ_OK && (setup.oom || body.oom || carry.oom)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  ixj_status st = ixj__lower_status(lw, err);
+  if (st == IXJ_OK) st = prelude(e, &pre, err); /* after the body: it counts the runtime divisors */
+  for (int k = 0; k < EW_PARTS && st == IXJ_OK; k++)
+    if (part[k].oom) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting CUDA C");
   if (st == IXJ_OK) {
-    const char *kv[] = {"STRATEGY", ixj__plan_strategy_name(p->strategy), "SIGNATURE", signature, "NAME", name,
-                        "PRELUDE", pre, "PER_THREAD", per, "STEP", step, "SETUP", setup.buf ? setup.buf : "",
-                        "BODY", body.buf ? body.buf : "", "CARRY", carry.buf ? carry.buf : ""};
+    char per[8], step[8], threads[8];
+    snprintf(per, sizeof per, "%d", CUDA_UNITS_PER_THREAD);
+    snprintf(step, sizeof step, "%d", p->vector_elems);
+    snprintf(threads, sizeof threads, "%d", CUDA_THREADS_PER_BLOCK);
+    const char *kv[] = {"STRATEGY", ixj__plan_strategy_name(p->strategy), "SIGNATURE", signature, "NAME", kname,
+                        "PRELUDE", pre, "THREADS", threads, "PER_THREAD", per, "STEP", step,
+                        "SETUP", body(&part[EW_SETUP]), "BODY", body(&part[EW_BODY]), "CARRY", body(&part[EW_CARRY])};
     st = ixj__template_fill(ixj__template_cuda_elementwise, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }
   free(pre);
-  free(setup.buf);
-  free(body.buf);
-  free(carry.buf);
+  for (int k = 0; k < EW_PARTS; k++) free(part[k].buf);
   return st;
 }
 
-static ixj_status tiled(cemit *e, const char *name, const char *signature, char **out, ixj_error *err) {
+enum { TL_SETUP, TL_LOAD, TL_STORE, TL_PARTS };
+
+static ixj_status tiled(cemit *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
+  iprog *g = &lw->prog;
   int r = p->rank, qb = r - 2, qa = r - 1, T = p->tile;
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
-  text setup = {0};
-  int64_t tshape[IXJ_MAX_RANK];
-  cval dig[IXJ_MAX_RANK];
+  IXJ_ASSERT(err, dst->num_tail == 0 && src->num_tail == 0); /* tiles are planned for single LMADs only */
+  text part[TL_PARTS] = {{0}};
+  int64_t tshape[IXJ_MAX_RANK], zero[1] = {0};
+  int digit[IXJ_MAX_RANK], corner[2];
   memcpy(tshape, p->shape, sizeof tshape);
   tshape[qb] = (p->shape[qb] + T - 1) / T;
   tshape[qa] = (p->shape[qa] + T - 1) / T;
-  ixj__text_put(&setup, "  ixj_elem *dst = (ixj_elem *)a.ptr[0] + a.off[0];\n");
-  ixj__text_put(&setup, "  const ixj_elem *src = (const ixj_elem *)a.ptr[1] + a.off[1];\n");
-  unflatten(e, &setup, r, tshape, p->work_units - 1, literal("n"), dig);
-  cval od = offset_of(e, &setup, 0, qb, dig, dst->stride, dst->rotate, p->shape);
-  cval os = offset_of(e, &setup, 0, qb, dig, src->stride, src->rotate, p->shape);
-  ixj__text_put(&setup, "  const long long od = %s, os = %s;\n", od.s, os.s);
-  ixj__text_put(&setup, "  const long long b0 = (long long)%s * %d, a0 = (long long)%s * %d;\n", dig[qb].s, T, dig[qa].s, T);
+
+  /* the block's tile: outer offsets and its corner */
+  ixj__text_put(&part[TL_SETUP], "  ixj_elem *dst = (ixj_elem *)a.ptr[0] + a.off[0];\n");
+  ixj__text_put(&part[TL_SETUP], "  const ixj_elem *src = (const ixj_elem *)a.ptr[1] + a.off[1];\n");
+  ixj__lower_unflatten(lw, ixj__lower_input(lw, lw->index, "n", 0), r, tshape, p->work_units - 1, digit);
+  int od = ixj__lower_offset(lw, ixj__iprog_const_s64(g, dst->head_offset), qb, digit, dst->stride, dst->rotate, p->shape);
+  int os = ixj__lower_offset(lw, ixj__iprog_const_s64(g, src->head_offset), qb, digit, src->stride, src->rotate, p->shape);
+  for (int k = 0; k < 2; k++) {
+    int t0 = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, digit[qb + k], -1, -1, 0);
+    corner[k] = ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NUW | IPROG_NSW, t0, ixj__iprog_const_s64(g, T), -1, 0);
+  }
+  flush(e, &part[TL_SETUP], "  ");
+  name nod = ref(e, od), nos = ref(e, os), nb0 = ref(e, corner[0]), na0 = ref(e, corner[1]);
+  ixj__text_put(&part[TL_SETUP], "  const long long od = %s, os = %s, b0 = %s, a0 = %s;\n", nod.s, nos.s, nb0.s, na0.s);
+
+  /* the element (ib, ia) in the source, then in the destination */
+  int ia = ixj__lower_input(lw, IPROG_S64, "ia", 0), ib = ixj__lower_input(lw, IPROG_S64, "ib", 0);
+  int base_s = ixj__lower_input(lw, IPROG_S64, "os", 0), base_d = ixj__lower_input(lw, IPROG_S64, "od", 0);
+  int si = ixj__lower_offset(lw, ixj__lower_offset(lw, base_s, 1, &ib, &src->stride[qb], zero, &p->shape[qb]), 1, &ia,
+                             &src->stride[qa], zero, &p->shape[qa]);
+  flush(e, &part[TL_LOAD], "      ");
+  int di = ixj__lower_offset(lw, ixj__lower_offset(lw, base_d, 1, &ib, &dst->stride[qb], zero, &p->shape[qb]), 1, &ia,
+                             &dst->stride[qa], zero, &p->shape[qa]);
+  flush(e, &part[TL_STORE], "      ");
+
   char *pre = NULL;
-  ixj_status st = prelude(e, &pre, err);
-  char tile_s[8], na[24], nb[24], ssb[24], ssa[24], sdb[24], sda[24];
-  snprintf(tile_s, sizeof tile_s, "%d", T);
-  snprintf(na, sizeof na, "%lldLL", (long long)p->shape[qa]);
-  snprintf(nb, sizeof nb, "%lldLL", (long long)p->shape[qb]);
-  snprintf(ssb, sizeof ssb, "%lldLL", (long long)src->stride[qb]);
-  snprintf(ssa, sizeof ssa, "%lldLL", (long long)src->stride[qa]);
-  snprintf(sdb, sizeof sdb, "%lldLL", (long long)dst->stride[qb]);
-  snprintf(sda, sizeof sda, "%lldLL", (long long)dst->stride[qa]);
-  if (st == IXJ_OK && setup.oom) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  ixj_status st = ixj__lower_status(lw, err);
+  if (st == IXJ_OK) st = prelude(e, &pre, err);
+  for (int k = 0; k < TL_PARTS && st == IXJ_OK; k++)
+    if (part[k].oom) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting CUDA C");
   if (st == IXJ_OK) {
-    const char *kv[] = {"TILE", tile_s, "SIGNATURE", signature, "NAME", name, "PRELUDE", pre,
-                        "SETUP", setup.buf ? setup.buf : "", "NA", na, "NB", nb, "SSB", ssb, "SSA", ssa,
-                        "SDB", sdb, "SDA", sda};
+    char tile_s[8], rows[8], na[24], nb[24];
+    name nsi = ref(e, si), ndi = ref(e, di);
+    snprintf(tile_s, sizeof tile_s, "%d", T);
+    snprintf(rows, sizeof rows, "%d", CUDA_TILE_ROWS);
+    snprintf(na, sizeof na, "%lldLL", (long long)p->shape[qa]);
+    snprintf(nb, sizeof nb, "%lldLL", (long long)p->shape[qb]);
+    const char *kv[] = {"TILE", tile_s, "TILE_ROWS", rows, "SIGNATURE", signature, "NAME", kname, "PRELUDE", pre,
+                        "SETUP", body(&part[TL_SETUP]), "NA", na, "NB", nb, "LOAD_INDEX", body(&part[TL_LOAD]),
+                        "SRC_INDEX", nsi.s, "STORE_INDEX", body(&part[TL_STORE]), "DST_INDEX", ndi.s};
     st = ixj__template_fill(ixj__template_cuda_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }
   free(pre);
-  free(setup.buf);
+  for (int k = 0; k < TL_PARTS; k++) free(part[k].buf);
   return st;
 }
 
-static ixj_status emit_any(const ixj_plan *p, const char *name, const char *signature, cuda_division division,
-                           char **out, cuda_divisors *divisors, ixj_error *err);
-
-ixj_status ixj__emit_cuda(const ixj_plan *p, const char *name, const char *signature, cuda_division division, char **out,
-                     ixj_error *err) {
-  return emit_any(p, name, signature, division, out, NULL, err);
-}
-
-ixj_status ixj__emit_cuda_runtime(const ixj_plan *p, const char *name, char **out, cuda_divisors *divisors, ixj_error *err) {
-  return emit_any(p, name, "runtime-magic baseline", CUDA_DIV_RUNTIME, out, divisors, err);
-}
-
-static ixj_status emit_any(const ixj_plan *p, const char *name, const char *signature, cuda_division division,
+static ixj_status emit_any(const ixj_plan *p, const char *kname, const char *signature, cuda_division division,
                            char **out, cuda_divisors *divisors, ixj_error *err) {
-  cemit e = {p, division, p->index_bits, p->index_bits == 32 ? "unsigned" : "unsigned long long", 0, 0, {0}, NULL};
   *out = NULL;
   if (p->strategy == PLAN_EMPTY || p->strategy == PLAN_MEMCPY)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "a %s plan has no kernel", ixj__plan_strategy_name(p->strategy));
+  IXJ_ASSERT(err, p->rank >= 1 && p->rank <= IXJ_MAX_RANK && (p->strategy != PLAN_TILED || p->rank >= 2));
+  cemit *e = calloc(1, sizeof *e);
+  if (!e) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  e->p = p;
+  ixj__lower_init(&e->lw, p,
+                  division == CUDA_DIV_PLAIN ? LOWER_DIV_PLAIN : division == CUDA_DIV_RUNTIME ? LOWER_DIV_RUNTIME
+                                                                                             : LOWER_DIV_MAGIC);
   /* whole 16-byte vectors per access when the plan proved alignment */
-  if (p->vector_elems > 1 && (size_t)p->vector_elems * p->elem_size == 16) e.vec = "uint4";
-  ixj_status st = p->strategy == PLAN_TILED ? tiled(&e, name, signature, out, err)
-                                            : elementwise(&e, name, signature, out, err);
+  if (p->vector_elems > 1 && (size_t)p->vector_elems * p->elem_size == 16) e->vec = "uint4";
+  ixj_status st = p->strategy == PLAN_TILED ? tiled(e, kname, signature, out, err)
+                                            : elementwise(e, kname, signature, out, err);
   if (divisors) {
-    divisors->count = e.divisors;
-    memcpy(divisors->value, e.divisor, sizeof e.divisor);
+    divisors->count = e->lw.num_divisors;
+    memcpy(divisors->value, e->lw.divisor, sizeof divisors->value);
   }
+  ixj__lower_dispose(&e->lw);
+  free(e);
   return st;
+}
+
+ixj_status ixj__emit_cuda(const ixj_plan *p, const char *kname, const char *signature, cuda_division division,
+                          char **out, ixj_error *err) {
+  return emit_any(p, kname, signature, division, out, NULL, err);
+}
+
+ixj_status ixj__emit_cuda_runtime(const ixj_plan *p, const char *kname, char **out, cuda_divisors *divisors,
+                                  ixj_error *err) {
+  return emit_any(p, kname, "runtime-magic baseline", CUDA_DIV_RUNTIME, out, divisors, err);
 }
 
 void ixj__cuda_launch_shape(const ixj_plan *p, uint64_t units, unsigned *blocks, unsigned *block_x, unsigned *block_y) {
   if (p->strategy == PLAN_TILED) {
     *blocks = (unsigned)units;
     *block_x = (unsigned)p->tile;
-    *block_y = 8;
+    *block_y = CUDA_TILE_ROWS;
     return;
   }
   uint64_t per_block = (uint64_t)CUDA_THREADS_PER_BLOCK * CUDA_UNITS_PER_THREAD * (uint64_t)p->vector_elems;

@@ -1,199 +1,130 @@
-/* LLVM IR emission. The templates give each kernel's loop skeleton; this file
- * writes the pieces that depend on the plan: loading the runtime arguments,
- * decomposing the first point with magic division, row offsets, the element
- * move, chain re-linearisation and the odometer carries. Locals live in
- * allocas that mem2reg turns into registers. */
+/* LLVM IR emission: a printer of the index program (gen/lower.h) and the fill
+ * of the templates in templates/llvm/. The templates give each kernel's loop
+ * skeleton; this file loads the runtime arguments, lowers the plan's index
+ * math piece by piece and prints each piece into its slot, and writes the
+ * element moves. Digits that live across loop iterations are kept in allocas
+ * (mem2reg turns them into registers). */
 #include "emit_llvm.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "lower.h"
 #include "template.h"
-#include "ixjit/divmod.h"
 
 extern const char ixj__template_elementwise[];
 extern const char ixj__template_tiled[];
 extern const char ixj__template_metadata[];
 
+/* The metadata the kernels refer to (templates/llvm/metadata.ll is filled
+ * with these numbers, so the ids are defined here only). */
+enum {
+  MD_NONTEMPORAL, /* !{i32 1}: streaming stores */
+  MD_DOMAIN,      /* the alias domain */
+  MD_DST_SCOPE,   /* the destination's scope */
+  MD_SRC_SCOPE,   /* the sources' scope */
+  MD_DST_LIST,    /* {dst scope}: alias.scope of stores, noalias of loads */
+  MD_SRC_LIST     /* {src scope}: alias.scope of loads, noalias of stores */
+};
+
 typedef struct emitter {
   const ixj_plan *p;
-  int w;          /* index width */
-  const char *it; /* "i32" or "i64" */
-  char elem[16];  /* the moved type: iN or <L x iN> */
-  char scalar[8]; /* iN */
-  int tmp;
-  int label;
+  lower lw;
+  const char *it;                   /* "i32" or "i64" */
+  char elem[32];                    /* the moved type: iN or <L x iN> */
+  char scalar[8];                   /* iN */
+  int tmp, label;
 } emitter;
 
-/* A fresh SSA name, "%tN". */
-typedef struct val {
-  char s[32];
-} val;
+typedef struct name {
+  char s[48];
+} name;
 
-static val fresh(emitter *e) {
-  val v;
-  snprintf(v.s, sizeof v.s, "%%t%d", e->tmp++);
-  return v;
+static const char *llvm_type(iprog_type t) {
+  return t == IPROG_I1 ? "i1" : t == IPROG_U32 ? "i32" : "i64";
 }
 
-static val constant(long long c) {
-  val v;
-  snprintf(v.s, sizeof v.s, "%lld", c);
-  return v;
-}
+static int type_bits(iprog_type t) { return t == IPROG_I1 ? 1 : t == IPROG_U32 ? 32 : 64; }
 
-static val ucon(uint64_t c) {
-  val v;
-  snprintf(v.s, sizeof v.s, "%llu", (unsigned long long)c);
-  return v;
-}
-
-/* i64 -> index type (the value is known to fit). */
-static val to_it(emitter *e, text *t, val x) {
-  if (e->w == 64) return x;
-  val r = fresh(e);
-  ixj__text_put(t, "  %s = trunc i64 %s to i32\n", r.s, x.s);
-  return r;
-}
-
-/* index type -> i64 (non-negative values). */
-static val to_i64(emitter *e, text *t, val x) {
-  if (e->w == 64) return x;
-  val r = fresh(e);
-  ixj__text_put(t, "  %s = zext i32 %s to i64\n", r.s, x.s);
-  return r;
-}
-
-/* High word of n * m (both index type). */
-static val mulhi(emitter *e, text *t, val n, val m) {
-  const char *wide = e->w == 32 ? "i64" : "i128";
-  val a = fresh(e), b = fresh(e), c = fresh(e), r = fresh(e);
-  ixj__text_put(t, "  %s = zext %s %s to %s\n", a.s, e->it, n.s, wide);
-  ixj__text_put(t, "  %s = mul nuw %s %s, %s\n", b.s, wide, a.s, m.s);
-  ixj__text_put(t, "  %s = lshr %s %s, %d\n", c.s, wide, b.s, e->w);
-  ixj__text_put(t, "  %s = trunc %s %s to %s\n", r.s, wide, c.s, e->it);
-  return r;
-}
-
-static val shift_right(emitter *e, text *t, val x, unsigned k) {
-  if (k == 0) return x;
-  val r = fresh(e);
-  ixj__text_put(t, "  %s = lshr %s %s, %u\n", r.s, e->it, x.s, k);
-  return r;
-}
-
-/* floor(n / d) with the sequence of `dv` (n <= dv->bound). */
-static val emit_quotient(emitter *e, text *t, const ixj_divider *dv, val n) {
-  const unsigned w = (unsigned)e->w;
-  switch (dv->form) {
-  case IXJ_DIV_SHIFT:
-    return dv->shift >= w ? constant(0) : shift_right(e, t, n, dv->shift);
-  case IXJ_DIV_MUL:
-    return shift_right(e, t, mulhi(e, t, n, ucon(dv->multiplier)), dv->shift - w);
-  case IXJ_DIV_MUL_INC: {
-    val n1 = fresh(e);
-    ixj__text_put(t, "  %s = add nuw %s %s, 1\n", n1.s, e->it, n.s);
-    return shift_right(e, t, mulhi(e, t, n1, ucon(dv->multiplier)), dv->shift - w);
+/* How an operand reads: a literal, the skeleton's name of an input, or %vN
+ * (a cast between equal widths is the same LLVM value). */
+static name ref(const emitter *e, int v) {
+  const iprog *p = &e->lw.prog;
+  name n;
+  while (p->inst[v].op == IOP_CAST && type_bits((iprog_type)p->inst[v].type) == type_bits((iprog_type)p->inst[p->inst[v].a].type))
+    v = p->inst[v].a;
+  const iprog_inst *x = &p->inst[v];
+  if (x->op == IOP_CONST) {
+    if (x->type == IPROG_I1) snprintf(n.s, sizeof n.s, "%s", x->imm ? "true" : "false");
+    else if (x->type == IPROG_U32) snprintf(n.s, sizeof n.s, "%d", (int)(int32_t)(uint32_t)x->imm);
+    else snprintf(n.s, sizeof n.s, "%lld", (long long)x->imm);
+  } else if (x->op == IOP_INPUT) {
+    snprintf(n.s, sizeof n.s, "%s", e->lw.input[x->imm]);
+  } else {
+    snprintf(n.s, sizeof n.s, "%%v%d", v);
   }
-  case IXJ_DIV_FIXUP: {
-    val hi = mulhi(e, t, n, ucon(dv->multiplier)), d = fresh(e), h = fresh(e), s = fresh(e);
-    ixj__text_put(t, "  %s = sub %s %s, %s\n", d.s, e->it, n.s, hi.s);
-    ixj__text_put(t, "  %s = lshr %s %s, 1\n", h.s, e->it, d.s);
-    ixj__text_put(t, "  %s = add %s %s, %s\n", s.s, e->it, h.s, hi.s);
-    return shift_right(e, t, s, dv->shift - w - 1);
-  }
-  }
-  return constant(0);
+  return n;
 }
 
-static val emit_remainder(emitter *e, text *t, const ixj_remainder *rm, val n) {
-  val r = fresh(e);
-  switch (rm->form) {
-  case IXJ_REM_ZERO: return constant(0);
-  case IXJ_REM_IDENTITY: return n;
-  case IXJ_REM_MASK:
-    ixj__text_put(t, "  %s = and %s %s, %llu\n", r.s, e->it, n.s, (unsigned long long)(rm->divisor - 1));
-    return r;
-  case IXJ_REM_MULSUB: {
-    val q = emit_quotient(e, t, &rm->quotient, n), m = fresh(e);
-    ixj__text_put(t, "  %s = mul nuw %s %s, %llu\n", m.s, e->it, q.s, (unsigned long long)rm->divisor);
-    ixj__text_put(t, "  %s = sub nuw %s %s, %s\n", r.s, e->it, n.s, m.s);
-    return r;
-  }
-  }
-  return constant(0);
+static int input(emitter *e, iprog_type type, const char *fmt, int k) { return ixj__lower_input(&e->lw, type, fmt, k); }
+
+static const char *flag_text(int flags) {
+  static const char *spelling[] = {"", "nuw ", "nsw ", "nuw nsw "};
+  return spelling[flags & 3];
 }
 
-/* Coordinate floor(n / inner) mod extent, for n <= bound. */
-static val emit_digit(emitter *e, text *t, uint64_t inner, uint64_t extent, uint64_t bound, val n) {
-  ixj_digit dg;
-  ixj_digit_make(inner, extent, bound, (unsigned)e->w, &dg, NULL); /* arguments valid by plan */
-  switch (dg.form) {
-  case IXJ_DIGIT_QUOTIENT: return emit_quotient(e, t, &dg.quotient, n);
-  case IXJ_DIGIT_DIVMOD: return emit_remainder(e, t, &dg.remainder, emit_quotient(e, t, &dg.quotient, n));
-  case IXJ_DIGIT_DIRECT: {
-    val lo = fresh(e);
-    ixj__text_put(t, "  %s = mul %s %s, %llu\n", lo.s, e->it, n.s, (unsigned long long)dg.c);
-    return mulhi(e, t, lo, ucon(dg.extent));
+/* Prints every instruction lowered since the last flush into t. */
+static void flush(emitter *e, text *t) {
+  const iprog *p = &e->lw.prog;
+  for (; !p->oom && e->lw.printed < p->count; e->lw.printed++) {
+    int v = e->lw.printed;
+    const iprog_inst *x = &p->inst[v];
+    const char *ty = llvm_type((iprog_type)x->type);
+    iprog_type at = x->a >= 0 ? (iprog_type)p->inst[x->a].type : IPROG_I1;
+    name a = x->a >= 0 ? ref(e, x->a) : (name){""}, b = x->b >= 0 ? ref(e, x->b) : (name){""};
+    name c = x->c >= 0 ? ref(e, x->c) : (name){""};
+    switch ((iprog_op)x->op) {
+    case IOP_INPUT:
+    case IOP_CONST: break;
+    case IOP_ADD: ixj__text_put(t, "  %%v%d = add %s%s %s, %s\n", v, flag_text(x->flags), ty, a.s, b.s); break;
+    case IOP_SUB: ixj__text_put(t, "  %%v%d = sub %s%s %s, %s\n", v, flag_text(x->flags), ty, a.s, b.s); break;
+    case IOP_MUL: ixj__text_put(t, "  %%v%d = mul %s%s %s, %s\n", v, flag_text(x->flags), ty, a.s, b.s); break;
+    case IOP_AND: ixj__text_put(t, "  %%v%d = and %s %s, %s\n", v, ty, a.s, b.s); break;
+    case IOP_LSHR: ixj__text_put(t, "  %%v%d = lshr %s %s, %lld\n", v, ty, a.s, (long long)x->imm); break;
+    case IOP_EQ: ixj__text_put(t, "  %%v%d = icmp eq %s %s, %s\n", v, llvm_type(at), a.s, b.s); break;
+    case IOP_ULT: ixj__text_put(t, "  %%v%d = icmp ult %s %s, %s\n", v, llvm_type(at), a.s, b.s); break;
+    case IOP_SELECT: ixj__text_put(t, "  %%v%d = select i1 %s, %s %s, %s %s\n", v, a.s, ty, b.s, ty, c.s); break;
+    case IOP_CAST:
+      if (type_bits((iprog_type)x->type) > type_bits(at))
+        ixj__text_put(t, "  %%v%d = zext %s %s to %s\n", v, llvm_type(at), a.s, ty);
+      else if (type_bits((iprog_type)x->type) < type_bits(at))
+        ixj__text_put(t, "  %%v%d = trunc %s %s to %s\n", v, llvm_type(at), a.s, ty);
+      break; /* equal widths: the same value (see ref) */
+    case IOP_MULHI: {
+      /* the high half of the double-width product; constants are unsigned there */
+      const char *wide = x->type == IPROG_U32 ? "i64" : "i128";
+      int64_t k;
+      ixj__text_put(t, "  %%v%d.a = zext %s %s to %s\n", v, ty, a.s, wide);
+      if (ixj__iprog_is_const(p, x->b, &k)) {
+        ixj__text_put(t, "  %%v%d.p = mul nuw %s %%v%d.a, %llu\n", v, wide, v, (unsigned long long)k);
+      } else {
+        ixj__text_put(t, "  %%v%d.b = zext %s %s to %s\n", v, ty, b.s, wide);
+        ixj__text_put(t, "  %%v%d.p = mul nuw %s %%v%d.a, %%v%d.b\n", v, wide, v, v);
+      }
+      ixj__text_put(t, "  %%v%d.h = lshr %s %%v%d.p, %d\n", v, wide, v, type_bits((iprog_type)x->type));
+      ixj__text_put(t, "  %%v%d = trunc %s %%v%d.h to %s\n", v, wide, v, ty);
+      break;
+    }
+    case IOP_UDIV:
+    case IOP_UREM:
+    case IOP_ARG_QUOTIENT:
+    case IOP_ARG_DIVISOR:
+      ixj__lower_fail(&e->lw, IXJ_ERR_INTERNAL, "internal error: a hardware division in LLVM IR");
+      break;
+    }
   }
-  }
-  return constant(0);
-}
-
-/* Every coordinate of n over `shape` (row-major), bound = count - 1. */
-static void emit_unflatten(emitter *e, text *t, int rank, const int64_t *shape, uint64_t bound, val n, val *digits) {
-  uint64_t inner = 1;
-  for (int k = rank - 1; k >= 0; k--) {
-    digits[k] = shape[k] == 1 ? constant(0) : emit_digit(e, t, inner, (uint64_t)shape[k], bound, n);
-    inner *= (uint64_t)shape[k];
-  }
-}
-
-/* (d + r) mod n for d < n, r < n: a compare and a select. */
-static val emit_rotate(emitter *e, text *t, val d, int64_t r, int64_t n) {
-  if (r == 0) return d;
-  val s = fresh(e), c = fresh(e), w = fresh(e), out = fresh(e);
-  ixj__text_put(t, "  %s = add nuw %s %s, %lld\n", s.s, e->it, d.s, (long long)r);
-  ixj__text_put(t, "  %s = icmp uge %s %s, %lld\n", c.s, e->it, s.s, (long long)n);
-  ixj__text_put(t, "  %s = sub %s %s, %lld\n", w.s, e->it, s.s, (long long)n);
-  ixj__text_put(t, "  %s = select i1 %s, %s %s, %s %s\n", out.s, c.s, e->it, w.s, e->it, s.s);
-  return out;
-}
-
-/* acc + coord * stride, in i64 (acc may be NULL for 0). */
-static val emit_term(emitter *e, text *t, val acc, bool have_acc, val coord_it, int64_t stride) {
-  if (stride == 0) return have_acc ? acc : constant(0);
-  val c = to_i64(e, t, coord_it), m = c;
-  if (stride != 1) {
-    m = fresh(e);
-    ixj__text_put(t, "  %s = mul nsw i64 %s, %lld\n", m.s, c.s, (long long)stride);
-  }
-  if (!have_acc) return m;
-  val r = fresh(e);
-  ixj__text_put(t, "  %s = add nsw i64 %s, %s\n", r.s, acc.s, m.s);
-  return r;
-}
-
-/* The flat value of a head LMAD, re-linearised through the operand's chain:
- * each tail LMAD unflattens it by its logical shape and maps it again. */
-static val emit_chain(emitter *e, text *t, const plan_operand *o, val x) {
-  for (int m = 0; m < o->num_tail; m++) {
-    const ixj_lmad *l = &o->tail[m];
-    lmad_ldim d[IXJ_MAX_RANK];
-    int64_t shape[IXJ_MAX_RANK];
-    val digits[IXJ_MAX_RANK];
-    ixj__lmad_logical_dims(l, d);
-    for (int k = 0; k < l->rank; k++) shape[k] = d[k].extent;
-    emit_unflatten(e, t, l->rank, shape, (uint64_t)ixj__lmad_count(l) - 1, to_it(e, t, x), digits);
-    val acc = constant(plan_tail_offset(o, m));
-    for (int k = 0; k < l->rank; k++)
-      acc = emit_term(e, t, acc, true, emit_rotate(e, t, digits[k], d[k].rotate, d[k].extent), d[k].stride);
-    x = acc;
-  }
-  return x;
 }
 
 static void emit_setup_pointers(emitter *e, text *t) {
@@ -213,224 +144,249 @@ static void emit_setup_pointers(emitter *e, text *t) {
   ixj__text_put(t, "  %%value.s = load %s, ptr %%p.1, align 1\n", e->scalar);
   ixj__text_put(t, "  %%value.v = insertelement %s poison, %s %%value.s, i32 0\n", e->elem, e->scalar);
   ixj__text_put(t, "  %%value = shufflevector %s %%value.v, %s poison, <%d x i32> zeroinitializer\n", e->elem, e->elem,
-      e->p->vector_elems);
+                e->p->vector_elems);
 }
 
-static const char *store_tail(const emitter *e) {
-  return e->p->nontemporal ? ", !nontemporal !0, !alias.scope !4, !noalias !5" : ", !alias.scope !4, !noalias !5";
-}
-
-/* dst[dst_off] = src[src_off] (or the fill value). */
-static void emit_move(emitter *e, text *t, val dst_off, int src, val src_off) {
+/* dst[dst_off] = src[src_off] (src < 0: the fill value). */
+static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
   int align = e->p->vector_elems > 1 ? 32 : 1;
-  val da = fresh(e), v = fresh(e);
-  ixj__text_put(t, "  %s = getelementptr %s, ptr %%bp.0, i64 %s\n", da.s, e->scalar, dst_off.s);
+  int k = e->tmp++;
+  name d = ref(e, dst_off);
+  char store_md[96];
+  if (e->p->nontemporal)
+    snprintf(store_md, sizeof store_md, ", !nontemporal !%d, !alias.scope !%d, !noalias !%d", MD_NONTEMPORAL,
+             MD_DST_LIST, MD_SRC_LIST);
+  else
+    snprintf(store_md, sizeof store_md, ", !alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
+  ixj__text_put(t, "  %%m%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, e->scalar, d.s);
   if (src < 0) {
-    ixj__text_put(t, "  store %s %%value, ptr %s, align %d%s\n", e->elem, da.s, align, store_tail(e));
+    ixj__text_put(t, "  store %s %%value, ptr %%m%d.d, align %d%s\n", e->elem, k, align, store_md);
     return;
   }
-  val sa = fresh(e);
-  ixj__text_put(t, "  %s = getelementptr %s, ptr %%bp.%d, i64 %s\n", sa.s, e->scalar, src, src_off.s);
-  ixj__text_put(t, "  %s = load %s, ptr %s, align %d, !alias.scope !5, !noalias !4\n", v.s, e->elem, sa.s, align);
-  ixj__text_put(t, "  store %s %s, ptr %s, align %d%s\n", e->elem, v.s, da.s, align, store_tail(e));
+  name s = ref(e, src_off);
+  ixj__text_put(t, "  %%m%d.s = getelementptr %s, ptr %%bp.%d, i64 %s\n", k, e->scalar, src, s.s);
+  ixj__text_put(t, "  %%m%d.v = load %s, ptr %%m%d.s, align %d, !alias.scope !%d, !noalias !%d\n", k, e->elem, k, align,
+                MD_SRC_LIST, MD_DST_LIST);
+  ixj__text_put(t, "  store %s %%m%d.v, ptr %%m%d.d, align %d%s\n", e->elem, k, k, align, store_md);
 }
 
 /* Streaming stores are weakly ordered: fence them before the chunk is
  * reported done, so any thread that then reads the output sees them. */
 static const char *exit_code(const ixj_plan *p) { return p->nontemporal ? "  fence seq_cst" : ""; }
 
-/* ---- elementwise kernels -------------------------------------------------- */
-
-/* Offset of operand o at the point whose coordinates are `coord` (index
- * type), head offset and chain included. */
-static val emit_point_offset(emitter *e, text *t, const plan_operand *o, int rank, const val *coord,
-                             const int64_t *extent) {
-  val acc = constant(o->head_offset);
-  for (int j = 0; j < rank; j++)
-    acc = emit_term(e, t, acc, true, emit_rotate(e, t, coord[j], o->rotate[j], extent[j]), o->stride[j]);
-  return emit_chain(e, t, o, acc);
+static ixj_status fill_metadata(char **out, ixj_error *err) {
+  char ids[6][8];
+  for (int k = 0; k < 6; k++) snprintf(ids[k], sizeof ids[k], "%d", k);
+  const char *kv[] = {"MD_NONTEMPORAL", ids[MD_NONTEMPORAL], "MD_DOMAIN", ids[MD_DOMAIN], "MD_DST_SCOPE",
+                      ids[MD_DST_SCOPE], "MD_SRC_SCOPE", ids[MD_SRC_SCOPE], "MD_DST_LIST", ids[MD_DST_LIST],
+                      "MD_SRC_LIST", ids[MD_SRC_LIST]};
+  return ixj__template_fill(ixj__template_metadata, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
 }
 
-static ixj_status emit_elementwise(emitter *e, const char *name, const char *signature, char **out, ixj_error *err) {
+static bool any_oom(const text *t, int n) {
+  for (int k = 0; k < n; k++)
+    if (t[k].oom) return true;
+  return false;
+}
+
+static const char *body(const text *t) { return t->buf ? t->buf : ""; }
+
+/* ---- elementwise kernels -------------------------------------------------- */
+
+enum { EW_ALLOCAS, EW_SETUP, EW_ROW, EW_INNER, EW_CARRY, EW_PARTS };
+
+static ixj_status emit_elementwise(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
   int r = p->rank, last = r - 1;
-  text allocas = {0}, setup = {0}, row = {0}, inner = {0}, carry = {0};
-  val digits[IXJ_MAX_RANK], outer[IXJ_MAX_RANK];
+  text part[EW_PARTS] = {{0}};
+  int digit[IXJ_MAX_RANK], outer[IXJ_MAX_RANK + 1], next[IXJ_MAX_RANK];
 
-  for (int j = 0; j < last; j++) ixj__text_put(&allocas, "  %%d.%d.addr = alloca %s\n", j, e->it);
-  emit_setup_pointers(e, &setup);
-  val begin = {"%begin"};
-  emit_unflatten(e, &setup, r, p->shape, (uint64_t)p->count - 1, to_it(e, &setup, begin), digits);
-  for (int j = 0; j < last; j++) ixj__text_put(&setup, "  store %s %s, ptr %%d.%d.addr\n", e->it, digits[j].s, j);
-  ixj__text_put(&setup, "  store %s %s, ptr %%istart.addr\n", e->it, digits[last].s);
-
-  /* row: load the outer digits; per operand, the offset of the row's start */
-  for (int j = 0; j < last; j++) {
-    outer[j] = fresh(e);
-    ixj__text_put(&row, "  %s = load %s, ptr %%d.%d.addr\n", outer[j].s, e->it, j);
+  /* entry: the first point's digits, by magic division */
+  for (int j = 0; j < last; j++) ixj__text_put(&part[EW_ALLOCAS], "  %%d.%d.addr = alloca %s\n", j, e->it);
+  emit_setup_pointers(e, &part[EW_SETUP]);
+  int begin = ixj__iprog_emit(&lw->prog, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%begin", 0), -1, -1, 0);
+  ixj__lower_unflatten(lw, begin, r, p->shape, (uint64_t)p->count - 1, digit);
+  flush(e, &part[EW_SETUP]);
+  for (int j = 0; j <= last; j++) {
+    name d = ref(e, digit[j]);
+    if (j < last) ixj__text_put(&part[EW_SETUP], "  store %s %s, ptr %%d.%d.addr\n", e->it, d.s, j);
+    else ixj__text_put(&part[EW_SETUP], "  store %s %s, ptr %%istart.addr\n", e->it, d.s);
   }
-  val row_off[PLAN_MAX_OPERANDS];
-  int row_operands = p->op == IXJ_OP_CAT ? 1 : p->op == IXJ_OP_FILL ? 1 : 2;
+
+  /* row: the outer digits; per operand, the offset of the row's start */
+  for (int j = 0; j < last; j++) {
+    ixj__text_put(&part[EW_ROW], "  %%dl.%d = load %s, ptr %%d.%d.addr\n", j, e->it, j);
+    outer[j] = input(e, lw->index, "%%dl.%d", j);
+  }
+  int row_operands = p->op == IXJ_OP_COPY ? 2 : 1, row_off[2], off[2];
   for (int o = 0; o < row_operands; o++) {
     const plan_operand *x = &p->operand[o];
-    val acc = constant(x->head_offset);
-    for (int j = 0; j < last; j++)
-      acc = emit_term(e, &row, acc, true, emit_rotate(e, &row, outer[j], x->rotate[j], p->shape[j]), x->stride[j]);
-    row_off[o] = acc;
+    row_off[o] = ixj__lower_offset(lw, ixj__iprog_const_s64(&lw->prog, x->head_offset), last, outer, x->stride,
+                                   x->rotate, p->shape);
   }
+  flush(e, &part[EW_ROW]);
 
   /* inner: the element(s) at %i */
-  val i_it = to_it(e, &inner, (val){"%i"});
-  val off[2];
+  text *in = &part[EW_INNER];
+  outer[last] = ixj__iprog_emit(&lw->prog, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%i", 0), -1, -1, 0);
   for (int o = 0; o < row_operands; o++) {
     const plan_operand *x = &p->operand[o];
-    val v = emit_term(e, &inner, row_off[o], true, emit_rotate(e, &inner, i_it, x->rotate[last], p->shape[last]),
-                      x->stride[last]);
-    off[o] = emit_chain(e, &inner, x, v);
+    int v = ixj__lower_offset(lw, row_off[o], 1, &outer[last], &x->stride[last], &x->rotate[last], &p->shape[last]);
+    off[o] = ixj__lower_chain(lw, x, v);
   }
+  flush(e, in);
   if (p->op == IXJ_OP_COPY) {
-    emit_move(e, &inner, off[0], 1, off[1]);
+    emit_move(e, in, off[0], 1, off[1]);
   } else if (p->op == IXJ_OP_FILL) {
-    emit_move(e, &inner, off[0], -1, off[0]);
+    emit_move(e, in, off[0], -1, -1);
   } else { /* cat: find the input that holds the axis coordinate */
-    int axis = p->cat_axis, k_last = p->num_operands - 1;
-    val coord[IXJ_MAX_RANK];
-    for (int j = 0; j < last; j++) coord[j] = outer[j];
-    coord[last] = i_it;
-    val c = coord[axis];
-    for (int k = 1; k <= k_last; k++) {
+    int axis = p->cat_axis, c = outer[axis];
+    for (int k = 1; k < p->num_operands; k++) {
       const plan_operand *x = &p->operand[k];
       if (x->cat_extent == 0) continue;
+      /* the input that reaches the axis' end takes every point left */
+      bool final = x->cat_start + x->cat_extent == p->shape[axis];
       int l = e->label++;
-      if (x->cat_start + x->cat_extent < p->shape[axis]) {
-        val lt = fresh(e);
-        ixj__text_put(&inner, "  %s = icmp ult %s %s, %lld\n", lt.s, e->it, c.s, (long long)(x->cat_start + x->cat_extent));
-        ixj__text_put(&inner, "  br i1 %s, label %%in.%d, label %%next.%d\n", lt.s, l, l);
-      } else {
-        ixj__text_put(&inner, "  br label %%in.%d\n", l);
+      if (!final) {
+        int below = ixj__iprog_emit(&lw->prog, IOP_ULT, IPROG_I1, 0, c,
+                                    ixj__iprog_const(&lw->prog, lw->index, x->cat_start + x->cat_extent), -1, 0);
+        flush(e, in);
+        name b = ref(e, below);
+        ixj__text_put(in, "  br i1 %s, label %%in.%d, label %%next.%d\n", b.s, l, l);
+        ixj__text_put(in, "in.%d:\n", l);
       }
-      ixj__text_put(&inner, "in.%d:\n", l);
-      val local[IXJ_MAX_RANK];
+      int local[IXJ_MAX_RANK];
       int64_t extent[IXJ_MAX_RANK];
-      memcpy(local, coord, sizeof local);
+      memcpy(local, outer, sizeof local);
       memcpy(extent, p->shape, sizeof extent);
       extent[axis] = x->cat_extent;
-      if (x->cat_start) {
-        local[axis] = fresh(e);
-        ixj__text_put(&inner, "  %s = sub nuw %s %s, %lld\n", local[axis].s, e->it, c.s, (long long)x->cat_start);
-      }
-      val so = emit_point_offset(e, &inner, x, r, local, extent);
-      emit_move(e, &inner, off[0], k, so);
-      ixj__text_put(&inner, "  br label %%inner.latch\n");
-      ixj__text_put(&inner, "next.%d:\n", l);
+      local[axis] = ixj__iprog_emit(&lw->prog, IOP_SUB, lw->index, IPROG_NUW, c,
+                                    ixj__iprog_const(&lw->prog, lw->index, x->cat_start), -1, 0);
+      int so = ixj__lower_point_offset(lw, x, r, local, extent);
+      flush(e, in);
+      emit_move(e, in, off[0], k, so);
+      if (final) break;
+      ixj__text_put(in, "  br label %%inner.latch\n");
+      ixj__text_put(in, "next.%d:\n", l);
     }
-    ixj__text_put(&inner, "  unreachable\n");
-    ixj__text_put(&inner, "dead.%d:\n", e->label++); /* the template's fall-through branch */
   }
 
-  /* odometer carries over the outer digits */
-  for (int j = last - 1; j >= 0; j--) {
-    val d = fresh(e), d1 = fresh(e), c = fresh(e), d2 = fresh(e);
-    ixj__text_put(&carry, "  %s = load %s, ptr %%d.%d.addr\n", d.s, e->it, j);
-    ixj__text_put(&carry, "  %s = add %s %s, 1\n", d1.s, e->it, d.s);
-    ixj__text_put(&carry, "  %s = icmp eq %s %s, %lld\n", c.s, e->it, d1.s, (long long)p->shape[j]);
-    ixj__text_put(&carry, "  %s = select i1 %s, %s 0, %s %s\n", d2.s, c.s, e->it, e->it, d1.s);
-    ixj__text_put(&carry, "  store %s %s, ptr %%d.%d.addr\n", e->it, d2.s, j);
-    if (j > 0) {
-      ixj__text_put(&carry, "  br i1 %s, label %%carry.%d, label %%carry.done\n", c.s, j - 1);
-      ixj__text_put(&carry, "carry.%d:\n", j - 1);
-    }
-  }
+  /* row.next: the odometer over the outer digits */
   if (last > 0) {
-    ixj__text_put(&carry, "  br label %%carry.done\n");
-    ixj__text_put(&carry, "carry.done:\n");
+    int cur[IXJ_MAX_RANK];
+    for (int j = 0; j < last; j++) {
+      ixj__text_put(&part[EW_CARRY], "  %%dc.%d = load %s, ptr %%d.%d.addr\n", j, e->it, j);
+      cur[j] = input(e, lw->index, "%%dc.%d", j);
+    }
+    ixj__lower_odometer(lw, last, cur, p->shape, 1, next);
+    flush(e, &part[EW_CARRY]);
+    for (int j = 0; j < last; j++) {
+      name d = ref(e, next[j]);
+      ixj__text_put(&part[EW_CARRY], "  store %s %s, ptr %%d.%d.addr\n", e->it, d.s, j);
+    }
   }
 
-  char extent[32], step[16];
-  snprintf(extent, sizeof extent, "%lld", (long long)p->shape[last]);
-  snprintf(step, sizeof step, "%d", p->vector_elems);
-  ixj_status st = IXJ_ERR_NO_MEMORY;
-  if (!(allocas.oom || setup.oom || row.oom || inner.oom || carry.oom)) {
-    const char *kv[] = {"STRATEGY", ixj__plan_strategy_name(p->strategy), "SIGNATURE", signature, "NAME", name,
-                        "IT", e->it, "ISTART64", e->w == 32 ? "zext i32 %istart to i64" : "add i64 %istart, 0",
-                        "ALLOCAS", allocas.buf ? allocas.buf : "", "SETUP", setup.buf ? setup.buf : "",
-                        "INNER_EXTENT", extent, "ROW_SETUP", row.buf ? row.buf : "", "INNER", inner.buf ? inner.buf : "",
-                        "STEP", step, "CARRY", carry.buf ? carry.buf : "", "EXIT", exit_code(p),
-                        "METADATA", ixj__template_metadata};
+  ixj_status st = ixj__lower_status(&e->lw, err);
+  char *md = NULL;
+  if (st == IXJ_OK) st = fill_metadata(&md, err);
+  if (st == IXJ_OK && any_oom(part, EW_PARTS)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
+  if (st == IXJ_OK) {
+    char extent[32], step[16];
+    snprintf(extent, sizeof extent, "%lld", (long long)p->shape[last]);
+    snprintf(step, sizeof step, "%d", p->vector_elems);
+    const char *kv[] = {"STRATEGY", ixj__plan_strategy_name(p->strategy), "SIGNATURE", signature, "NAME", kname,
+                        "IT", e->it, "ISTART64", e->lw.index == IPROG_U32 ? "zext i32 %istart to i64" : "add i64 %istart, 0",
+                        "ALLOCAS", body(&part[EW_ALLOCAS]), "SETUP", body(&part[EW_SETUP]),
+                        "INNER_EXTENT", extent, "ROW_SETUP", body(&part[EW_ROW]), "INNER", body(&part[EW_INNER]),
+                        "STEP", step, "CARRY", body(&part[EW_CARRY]), "EXIT", exit_code(p), "METADATA", md};
     st = ixj__template_fill(ixj__template_elementwise, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
-  } else {
-    ixj__fail(err, st, "out of memory while emitting IR");
   }
-  free(allocas.buf);
-  free(setup.buf);
-  free(row.buf);
-  free(inner.buf);
-  free(carry.buf);
+  free(md);
+  for (int k = 0; k < EW_PARTS; k++) free(part[k].buf);
   return st;
 }
 
 /* ---- tiled kernel --------------------------------------------------------- */
 
-static ixj_status emit_tiled(emitter *e, const char *name, const char *signature, char **out, ixj_error *err) {
-  const ixj_plan *p = e->p;
-  int r = p->rank, qb = r - 2, qa = r - 1, T = p->tile;
-  text setup = {0}, tile = {0}, brow = {0}, acol = {0};
-  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
-  emit_setup_pointers(e, &setup);
+enum { TL_SETUP, TL_TILE, TL_BROW, TL_ACOL, TL_PARTS };
 
-  /* tile index -> (outer digits..., tb, ta) */
+static ixj_status emit_tiled(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
+  const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
+  iprog *g = &lw->prog;
+  int r = p->rank, qb = r - 2, qa = r - 1, T = p->tile;
+  text part[TL_PARTS] = {{0}};
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  IXJ_ASSERT(err, dst->num_tail == 0 && src->num_tail == 0); /* tiles are planned for single LMADs only */
+  emit_setup_pointers(e, &part[TL_SETUP]);
+
+  /* tile index -> (outer digits..., tb, ta); the tile's offsets and bounds */
   int64_t tshape[IXJ_MAX_RANK];
-  val digits[IXJ_MAX_RANK];
+  int digit[IXJ_MAX_RANK];
   memcpy(tshape, p->shape, sizeof tshape);
   tshape[qb] = (p->shape[qb] + T - 1) / T;
   tshape[qa] = (p->shape[qa] + T - 1) / T;
-  emit_unflatten(e, &tile, r, tshape, p->work_units - 1, to_it(e, &tile, (val){"%tix"}), digits);
-  val od = constant(0), os = constant(0);
-  for (int j = 0; j < qb; j++) {
-    od = emit_term(e, &tile, od, true, emit_rotate(e, &tile, digits[j], dst->rotate[j], p->shape[j]), dst->stride[j]);
-    os = emit_term(e, &tile, os, true, emit_rotate(e, &tile, digits[j], src->rotate[j], p->shape[j]), src->stride[j]);
+  int tix = ixj__iprog_emit(g, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%tix", 0), -1, -1, 0);
+  ixj__lower_unflatten(lw, tix, r, tshape, p->work_units - 1, digit);
+  int od = ixj__lower_offset(lw, ixj__iprog_const_s64(g, dst->head_offset), qb, digit, dst->stride, dst->rotate, p->shape);
+  int os = ixj__lower_offset(lw, ixj__iprog_const_s64(g, src->head_offset), qb, digit, src->stride, src->rotate, p->shape);
+  int corner[2], end[2];
+  for (int k = 0; k < 2; k++) {
+    int64_t n = p->shape[qb + k];
+    int t0 = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, digit[qb + k], -1, -1, 0);
+    corner[k] = ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NUW | IPROG_NSW, t0, ixj__iprog_const_s64(g, T), -1, 0);
+    int t1 = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NUW | IPROG_NSW, corner[k], ixj__iprog_const_s64(g, T), -1, 0);
+    int full = ixj__iprog_emit(g, IOP_ULT, IPROG_I1, 0, t1, ixj__iprog_const_s64(g, n), -1, 0);
+    end[k] = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, full, t1, ixj__iprog_const_s64(g, n), 0);
   }
-  ixj__text_put(&tile, "  %%od = add i64 %s, 0\n  %%os = add i64 %s, 0\n", od.s, os.s);
-  val tb = to_i64(e, &tile, digits[qb]), ta = to_i64(e, &tile, digits[qa]);
-  ixj__text_put(&tile, "  %%b0 = mul nuw nsw i64 %s, %d\n  %%a0 = mul nuw nsw i64 %s, %d\n", tb.s, T, ta.s, T);
-  ixj__text_put(&tile, "  %%b1 = add nuw nsw i64 %%b0, %d\n  %%a1 = add nuw nsw i64 %%a0, %d\n", T, T);
-  ixj__text_put(&tile, "  %%bfull = icmp slt i64 %%b1, %lld\n  %%bend = select i1 %%bfull, i64 %%b1, i64 %lld\n",
-      (long long)p->shape[qb], (long long)p->shape[qb]);
-  ixj__text_put(&tile, "  %%afull = icmp slt i64 %%a1, %lld\n  %%aend = select i1 %%afull, i64 %%a1, i64 %lld\n",
-      (long long)p->shape[qa], (long long)p->shape[qa]);
+  flush(e, &part[TL_TILE]);
 
-  ixj__text_put(&brow, "  %%db = mul nsw i64 %%b, %lld\n  %%odb = add nsw i64 %%od, %%db\n", (long long)dst->stride[qb]);
-  ixj__text_put(&brow, "  %%sb = mul nsw i64 %%b, %lld\n  %%osb = add nsw i64 %%os, %%sb\n", (long long)src->stride[qb]);
-  ixj__text_put(&acol, "  %%da = mul nsw i64 %%a, %lld\n  %%dsti = add nsw i64 %%odb, %%da\n", (long long)dst->stride[qa]);
-  ixj__text_put(&acol, "  %%sa = mul nsw i64 %%a, %lld\n  %%srci = add nsw i64 %%osb, %%sa\n", (long long)src->stride[qa]);
-  emit_move(e, &acol, (val){"%dsti"}, 1, (val){"%srci"});
+  /* a tile row b, then each element a of it */
+  int b = input(e, IPROG_S64, "%%b", 0), a = input(e, IPROG_S64, "%%a", 0);
+  int odb = ixj__lower_offset(lw, od, 1, &b, &dst->stride[qb], (int64_t[]){0}, &p->shape[qb]);
+  int osb = ixj__lower_offset(lw, os, 1, &b, &src->stride[qb], (int64_t[]){0}, &p->shape[qb]);
+  flush(e, &part[TL_BROW]);
+  int dsti = ixj__lower_offset(lw, odb, 1, &a, &dst->stride[qa], (int64_t[]){0}, &p->shape[qa]);
+  int srci = ixj__lower_offset(lw, osb, 1, &a, &src->stride[qa], (int64_t[]){0}, &p->shape[qa]);
+  flush(e, &part[TL_ACOL]);
+  emit_move(e, &part[TL_ACOL], dsti, 1, srci);
 
-  char tile_s[16];
-  snprintf(tile_s, sizeof tile_s, "%d", T);
-  ixj_status st = IXJ_ERR_NO_MEMORY;
-  if (!(setup.oom || tile.oom || brow.oom || acol.oom)) {
-    const char *kv[] = {"TILE", tile_s, "SIGNATURE", signature, "NAME", name, "SETUP", setup.buf ? setup.buf : "",
-                        "TILE_SETUP", tile.buf ? tile.buf : "", "BROW", brow.buf ? brow.buf : "",
-                        "ACOL", acol.buf ? acol.buf : "", "EXIT", exit_code(p), "METADATA", ixj__template_metadata};
+  ixj_status st = ixj__lower_status(&e->lw, err);
+  char *md = NULL;
+  if (st == IXJ_OK) st = fill_metadata(&md, err);
+  if (st == IXJ_OK && any_oom(part, TL_PARTS)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
+  if (st == IXJ_OK) {
+    char tile_s[16];
+    snprintf(tile_s, sizeof tile_s, "%d", T);
+    name b0 = ref(e, corner[0]), a0 = ref(e, corner[1]), bend = ref(e, end[0]), aend = ref(e, end[1]);
+    const char *kv[] = {"TILE", tile_s, "SIGNATURE", signature, "NAME", kname, "SETUP", body(&part[TL_SETUP]),
+                        "TILE_SETUP", body(&part[TL_TILE]), "B0", b0.s, "A0", a0.s, "BEND", bend.s, "AEND", aend.s,
+                        "BROW", body(&part[TL_BROW]), "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
+                        "METADATA", md};
     st = ixj__template_fill(ixj__template_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
-  } else {
-    ixj__fail(err, st, "out of memory while emitting IR");
   }
-  free(setup.buf);
-  free(tile.buf);
-  free(brow.buf);
-  free(acol.buf);
+  free(md);
+  for (int k = 0; k < TL_PARTS; k++) free(part[k].buf);
   return st;
 }
 
-ixj_status ixj__emit_llvm(const ixj_plan *p, const char *name, const char *signature, char **out, ixj_error *err) {
-  emitter e = {p, p->index_bits, p->index_bits == 32 ? "i32" : "i64", "", "", 0, 0};
+ixj_status ixj__emit_llvm(const ixj_plan *p, const char *kname, const char *signature, char **out, ixj_error *err) {
   *out = NULL;
   if (p->strategy == PLAN_EMPTY || p->strategy == PLAN_MEMCPY)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "a %s plan has no kernel", ixj__plan_strategy_name(p->strategy));
-  snprintf(e.scalar, sizeof e.scalar, "i%zu", p->elem_size * 8);
-  if (p->vector_elems > 1) snprintf(e.elem, sizeof e.elem, "<%d x %s>", p->vector_elems, e.scalar);
-  else snprintf(e.elem, sizeof e.elem, "%s", e.scalar);
-  return p->strategy == PLAN_TILED ? emit_tiled(&e, name, signature, out, err)
-                                   : emit_elementwise(&e, name, signature, out, err);
+  IXJ_ASSERT(err, p->rank >= 1 && p->rank <= IXJ_MAX_RANK && (p->strategy != PLAN_TILED || p->rank >= 2));
+  emitter *e = calloc(1, sizeof *e);
+  if (!e) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  e->p = p;
+  ixj__lower_init(&e->lw, p, LOWER_DIV_MAGIC);
+  e->it = e->lw.index == IPROG_U32 ? "i32" : "i64";
+  snprintf(e->scalar, sizeof e->scalar, "i%zu", p->elem_size * 8);
+  if (p->vector_elems > 1) snprintf(e->elem, sizeof e->elem, "<%d x %s>", p->vector_elems, e->scalar);
+  else snprintf(e->elem, sizeof e->elem, "%s", e->scalar);
+  ixj_status st = p->strategy == PLAN_TILED ? emit_tiled(e, kname, signature, out, err)
+                                            : emit_elementwise(e, kname, signature, out, err);
+  ixj__lower_dispose(&e->lw);
+  free(e);
+  return st;
 }

@@ -6,7 +6,7 @@
 // bound-aware multiply-high sequences, the next ones advance with odometer
 // carries. Shapes and strides are literal constants.
 @@PRELUDE@@
-extern "C" __global__ void __launch_bounds__(256) @@NAME@@(ixj_args a, long long begin, long long end) {
+extern "C" __global__ void __launch_bounds__(@@THREADS@@) @@NAME@@(ixj_args a, long long begin, long long end) {
   const long long first = begin + ((long long)blockIdx.x * blockDim.x + threadIdx.x) * (@@PER_THREAD@@ * @@STEP@@);
   if (first >= end) return;
   const ixj_index n = (ixj_index)first;

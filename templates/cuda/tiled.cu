@@ -3,19 +3,25 @@
 // coalesced along the source's unit-stride dim, writes along the destination's.
 // signature: @@SIGNATURE@@
 @@PRELUDE@@
-extern "C" __global__ void __launch_bounds__(@@TILE@@ * 8) @@NAME@@(ixj_args a, long long begin, long long end) {
+extern "C" __global__ void __launch_bounds__(@@TILE@@ * @@TILE_ROWS@@) @@NAME@@(ixj_args a, long long begin, long long end) {
   __shared__ ixj_elem tile[@@TILE@@][@@TILE@@ + 1];
   const long long t = begin + blockIdx.x;
   if (t >= end) return;
   const ixj_index n = (ixj_index)t;
 @@SETUP@@
-  for (int y = threadIdx.y; y < @@TILE@@; y += 8) {
+  for (int y = threadIdx.y; y < @@TILE@@; y += @@TILE_ROWS@@) {
     const long long ia = a0 + y, ib = b0 + threadIdx.x;
-    if (ia < @@NA@@ && ib < @@NB@@) tile[y][threadIdx.x] = src[os + ib * (@@SSB@@) + ia * (@@SSA@@)];
+    if (ia < @@NA@@ && ib < @@NB@@) {
+@@LOAD_INDEX@@
+      tile[y][threadIdx.x] = src[@@SRC_INDEX@@];
+    }
   }
   __syncthreads();
-  for (int y = threadIdx.y; y < @@TILE@@; y += 8) {
+  for (int y = threadIdx.y; y < @@TILE@@; y += @@TILE_ROWS@@) {
     const long long ib = b0 + y, ia = a0 + threadIdx.x;
-    if (ia < @@NA@@ && ib < @@NB@@) dst[od + ib * (@@SDB@@) + ia * (@@SDA@@)] = tile[threadIdx.x][y];
+    if (ia < @@NA@@ && ib < @@NB@@) {
+@@STORE_INDEX@@
+      dst[@@DST_INDEX@@] = tile[threadIdx.x][y];
+    }
   }
 }

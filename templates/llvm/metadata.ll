@@ -1,8 +1,8 @@
 ; streaming stores, and the promise (checked before every launch) that the
-; destination never aliases a source
-!0 = !{i32 1}
-!1 = distinct !{!1, !"ixjit"}
-!2 = distinct !{!2, !1, !"ixjit.dst"}
-!3 = distinct !{!3, !1, !"ixjit.src"}
-!4 = !{!2}
-!5 = !{!3}
+; destination never aliases a source; the ids come from gen/emit_llvm.c
+!@@MD_NONTEMPORAL@@ = !{i32 1}
+!@@MD_DOMAIN@@ = distinct !{!@@MD_DOMAIN@@, !"ixjit"}
+!@@MD_DST_SCOPE@@ = distinct !{!@@MD_DST_SCOPE@@, !@@MD_DOMAIN@@, !"ixjit.dst"}
+!@@MD_SRC_SCOPE@@ = distinct !{!@@MD_SRC_SCOPE@@, !@@MD_DOMAIN@@, !"ixjit.src"}
+!@@MD_DST_LIST@@ = !{!@@MD_DST_SCOPE@@}
+!@@MD_SRC_LIST@@ = !{!@@MD_SRC_SCOPE@@}

@@ -17,20 +17,20 @@ tile.body:
   br label %brow
 
 brow:
-  %b = phi i64 [ %b0, %tile.body ], [ %b.next, %brow.next ]
+  %b = phi i64 [ @@B0@@, %tile.body ], [ %b.next, %brow.next ]
 @@BROW@@
   br label %acol
 
 acol:
-  %a = phi i64 [ %a0, %brow ], [ %a.next, %acol ]
+  %a = phi i64 [ @@A0@@, %brow ], [ %a.next, %acol ]
 @@ACOL@@
   %a.next = add nuw nsw i64 %a, 1
-  %acont = icmp slt i64 %a.next, %aend
+  %acont = icmp slt i64 %a.next, @@AEND@@
   br i1 %acont, label %acol, label %brow.next
 
 brow.next:
   %b.next = add nuw nsw i64 %b, 1
-  %bcont = icmp slt i64 %b.next, %bend
+  %bcont = icmp slt i64 %b.next, @@BEND@@
   br i1 %bcont, label %brow, label %tile.next
 
 tile.next:
