@@ -127,11 +127,6 @@ static void generic_run(const bench_case *c, const ixj_operand *d, const ixj_ope
   }
 }
 
-static size_t span(const ixj_ixfun *f) {
-  ixj_offset_range r = ixj_ixfun_offset_range(f);
-  return r.empty ? 0 : (size_t)(r.max + 1) * sizeof(float);
-}
-
 static ixj_status run_ixjit(ixj_context *ctx, const bench_case *c, const ixj_operand *d, const ixj_operand *s, int nsrc,
                             const float *value, double *ms) {
   ixj_call_info info;
@@ -194,14 +189,28 @@ int main(int argc, char **argv) {
     if (ixj_ixfun_parse(c->dst, &d, &err) != IXJ_OK) return 1;
     for (; nsrc < 2 && c->src[nsrc]; nsrc++)
       if (ixj_ixfun_parse(c->src[nsrc], &s[nsrc], &err) != IXJ_OK) return 1;
-    size_t out = (size_t)ixj_ixfun_num_points(d) * 4, dsize = span(d);
-    ixj_operand od = {malloc(dsize), dsize, d}, os[2];
-    for (int q = 0; q < nsrc; q++) {
-      size_t sz = span(s[q]);
-      os[q] = (ixj_operand){malloc(sz), sz, s[q]};
-      memset(os[q].data, 1, sz);
+    size_t out = (size_t)ixj_ixfun_num_points(d) * 4, dsize, ssize[2];
+    if (ixj_ixfun_required_bytes(d, 4, &dsize, &err) != IXJ_OK) {
+      fprintf(stderr, "%s: destination: %s\n", c->name, err.message);
+      return 1;
     }
+    for (int q = 0; q < nsrc; q++)
+      if (ixj_ixfun_required_bytes(s[q], 4, &ssize[q], &err) != IXJ_OK) {
+        fprintf(stderr, "%s: source %d: %s\n", c->name, q + 1, err.message);
+        return 1;
+      }
+    ixj_operand od = {malloc(dsize), dsize, d}, os[2];
     char *a = malloc(out), *b = malloc(out);
+    bool have = od.data && a && b;
+    for (int q = 0; q < nsrc; q++) {
+      os[q] = (ixj_operand){malloc(ssize[q]), ssize[q], s[q]};
+      have = have && os[q].data;
+    }
+    if (!have) {
+      fprintf(stderr, "%s: out of memory\n", c->name);
+      return 1;
+    }
+    for (int q = 0; q < nsrc; q++) memset(os[q].data, 1, ssize[q]);
     memset(od.data, 0, dsize);
     memset(a, 1, out);
     memset(b, 2, out);

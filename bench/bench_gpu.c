@@ -23,11 +23,6 @@ typedef struct bench_case {
   int axis;
 } bench_case;
 
-static size_t span(const ixj_ixfun *f) {
-  ixj_offset_range r = ixj_ixfun_offset_range(f);
-  return r.empty ? 0 : (size_t)(r.max + 1) * 4;
-}
-
 /* PyTorch's IntDivider<unsigned> parameters. */
 static void int_divider(uint32_t d, uint32_t *magic, uint32_t *shift) {
   uint32_t s = 0;
@@ -126,12 +121,14 @@ int main(int argc, char **argv) {
     ixj_ixfun_parse(c->dst, &d, NULL);
     for (; nsrc < 2 && c->src[nsrc][0]; nsrc++) ixj_ixfun_parse(c->src[nsrc], &s[nsrc], NULL);
     size_t out = (size_t)ixj_ixfun_num_points(d) * 4;
-    ixj_operand od = {NULL, span(d), d}, os[2] = {{NULL, 0, NULL}, {NULL, 0, NULL}};
+    ixj_operand od = {NULL, 0, d}, os[2] = {{NULL, 0, NULL}, {NULL, 0, NULL}};
     void *scratch = NULL;
-    ixj_status st = ixj_cuda_alloc(&od.data, od.size_bytes, &err);
+    ixj_status st = ixj_ixfun_required_bytes(d, 4, &od.size_bytes, &err);
+    if (st == IXJ_OK) st = ixj_cuda_alloc(&od.data, od.size_bytes, &err);
     for (int q = 0; st == IXJ_OK && q < nsrc; q++) {
-      os[q] = (ixj_operand){NULL, span(s[q]), s[q]};
-      st = ixj_cuda_alloc(&os[q].data, os[q].size_bytes, &err);
+      os[q] = (ixj_operand){NULL, 0, s[q]};
+      st = ixj_ixfun_required_bytes(s[q], 4, &os[q].size_bytes, &err);
+      if (st == IXJ_OK) st = ixj_cuda_alloc(&os[q].data, os[q].size_bytes, &err);
     }
     if (st == IXJ_OK) st = ixj_cuda_alloc(&scratch, out, &err);
     double t[REPS], m[REPS], spec = -1, copy = -1, rt = -1;

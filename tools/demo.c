@@ -31,11 +31,6 @@ static const demo_case cases[] = {
     {"fill", IXJ_OP_FILL, "iota 2048 2048", {NULL}, 0},
 };
 
-static size_t span(const ixj_ixfun *f) {
-  ixj_offset_range r = ixj_ixfun_offset_range(f);
-  return r.empty ? 0 : (size_t)(r.max + 1) * sizeof(float);
-}
-
 /* Runs one case; returns 1 when it was verified. */
 static int run_case(ixj_context *ctx, const demo_case *c) {
   ixj_ixfun *dst = NULL, *src[3] = {NULL};
@@ -46,22 +41,23 @@ static int run_case(ixj_context *ctx, const demo_case *c) {
   ixj_status st = ixj_ixfun_parse(c->dst, &dst, &err);
   for (; st == IXJ_OK && nsrc < 3 && c->src[nsrc]; nsrc++) st = ixj_ixfun_parse(c->src[nsrc], &src[nsrc], &err);
   size_t dsize = 0, out_bytes = 0;
+  if (st == IXJ_OK) st = ixj_ixfun_required_bytes(dst, sizeof(float), &dsize, &err);
   if (st == IXJ_OK) {
-    dsize = span(dst);
     out_bytes = (size_t)ixj_ixfun_num_points(dst) * sizeof(float);
     od = (ixj_operand){malloc(dsize), dsize, dst};
     ref = (ixj_operand){malloc(dsize), dsize, dst};
     scratch = malloc(out_bytes);
     scratch2 = malloc(out_bytes);
     bool have = od.data && ref.data && scratch && scratch2;
-    for (int k = 0; k < nsrc; k++) {
-      size_t sz = span(src[k]);
-      os[k] = (ixj_operand){malloc(sz), sz, src[k]};
+    for (int k = 0; st == IXJ_OK && k < nsrc; k++) {
+      size_t sz = 0;
+      st = ixj_ixfun_required_bytes(src[k], sizeof(float), &sz, &err);
+      os[k] = (ixj_operand){st == IXJ_OK ? malloc(sz) : NULL, sz, src[k]};
       have = have && os[k].data;
       for (size_t b = 0; os[k].data && b < sz / sizeof(float); b++)
         ((float *)os[k].data)[b] = (float)(b % 100003) + 0.5f * (float)k;
     }
-    if (!have) st = IXJ_ERR_NO_MEMORY, snprintf(err.message, sizeof err.message, "out of memory");
+    if (st == IXJ_OK && !have) st = IXJ_ERR_NO_MEMORY, snprintf(err.message, sizeof err.message, "out of memory");
   }
   if (st == IXJ_OK) {
     memset(od.data, 0, dsize);

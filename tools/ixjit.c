@@ -87,7 +87,7 @@ static int print_canonical(const ixj_ixfun *f) {
   char *s = ixj_ixfun_to_string(f);
   if (!s) return cli_error(CLI_FAILED, "out of memory");
   puts(s);
-  free(s);
+  ixj_free(s);
   return CLI_OK;
 }
 

@@ -147,10 +147,10 @@ int cmd_emit(int argc, char **argv) {
       snprintf(arch, sizeof arch, "%s_%s", target.kind == TARGET_PTX ? "compute" : "sm", target.arch + 3);
       if (ixj_compile_cuda(text, arch, &bin, &size, &err) != IXJ_OK) rc = cli_error(CLI_FAILED, "%s", err.message);
       else rc = write_output(a.out_file, bin, size);
-      free(bin);
+      ixj_free(bin);
     }
   }
-  free(text);
+  ixj_free(text);
   ixj_context_destroy(ctx);
   free_ixfuns(dst, srcs, a.num_src_text);
   return rc;
@@ -186,10 +186,12 @@ static int read_file(const char *path, char **data, size_t *size) {
   return CLI_OK;
 }
 
-/* Bytes just long enough for every offset f reaches. */
-static size_t span_bytes(const ixj_ixfun *f, size_t elem) {
-  ixj_offset_range r = ixj_ixfun_offset_range(f);
-  return r.empty || r.max < 0 ? 0 : (size_t)(r.max + 1) * elem;
+/* Bytes just long enough for every offset f reaches (what names f in a
+ * message). */
+static int view_bytes(const ixj_ixfun *f, size_t elem, const char *what, size_t *bytes) {
+  ixj_error err;
+  if (ixj_ixfun_required_bytes(f, elem, bytes, &err) != IXJ_OK) return cli_error(CLI_FAILED, "%s: %s", what, err.message);
+  return CLI_OK;
 }
 
 static int parse_hex_value(const char *hex, size_t elem, unsigned char *out) {
@@ -253,9 +255,11 @@ int cmd_run(int argc, char **argv) {
     if (a.num_src_file) {
       rc = read_file(a.src_file[k], &sbuf[k], &ssize[k]);
     } else { /* a deterministic pattern just long enough */
-      ssize[k] = span_bytes(srcs[k], a.elem_size);
-      sbuf[k] = malloc(ssize[k] ? ssize[k] : 1);
-      if (!sbuf[k]) rc = cli_error(CLI_FAILED, "out of memory");
+      char what[32];
+      snprintf(what, sizeof what, "--src %d", k + 1);
+      rc = view_bytes(srcs[k], a.elem_size, what, &ssize[k]);
+      sbuf[k] = rc == CLI_OK ? malloc(ssize[k] ? ssize[k] : 1) : NULL;
+      if (rc == CLI_OK && !sbuf[k]) rc = cli_error(CLI_FAILED, "out of memory");
       for (size_t b = 0; rc == CLI_OK && b < ssize[k]; b++) sbuf[k][b] = (char)(b * 131 + (size_t)k * 17 + 7);
     }
   }
@@ -263,9 +267,9 @@ int cmd_run(int argc, char **argv) {
     if (a.dst_file) {
       rc = read_file(a.dst_file, &dbuf, &dsize);
     } else {
-      dsize = span_bytes(dst, a.elem_size);
-      dbuf = calloc(dsize ? dsize : 1, 1);
-      if (!dbuf) rc = cli_error(CLI_FAILED, "out of memory");
+      rc = view_bytes(dst, a.elem_size, "--dst", &dsize);
+      dbuf = rc == CLI_OK ? calloc(dsize ? dsize : 1, 1) : NULL;
+      if (rc == CLI_OK && !dbuf) rc = cli_error(CLI_FAILED, "out of memory");
     }
   }
   if (rc == CLI_OK && a.check) {
