@@ -7,10 +7,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <xxhash.h>
 
+#include "clock.h"
 #include "error.h"
 
 #define NUM_BUCKETS 4096
@@ -53,12 +53,6 @@ void ixj__cache_destroy(kernel_cache *c) {
   pthread_cond_destroy(&c->compiled);
   pthread_mutex_destroy(&c->lock);
   free(c);
-}
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
 static entry *find(kernel_cache *c, XXH128_hash_t h, const char *signature) {
@@ -114,11 +108,11 @@ ixj_status ixj__cache_get(kernel_cache *c, const char *signature, cache_compile_
   c->stats.entries++;
   pthread_mutex_unlock(&c->lock);
 
-  double t0 = now_ms();
-  kernel_ref compiled = {NULL};
+  double t0 = ixj__now_ms();
+  kernel_ref compiled = {.handle = NULL};
   ixj_error cerr = {IXJ_OK, 0, ""};
   ixj_status st = compile(arg, &compiled, loaded, &cerr);
-  double dt = now_ms() - t0;
+  double dt = ixj__now_ms() - t0;
 
   pthread_mutex_lock(&c->lock);
   if (*loaded) c->stats.disk_hits++;

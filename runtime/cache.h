@@ -4,15 +4,16 @@
 
 #include <stdbool.h>
 
-#include "emit_llvm.h"
 #include "ixjit/context.h"
 
 typedef struct kernel_cache kernel_cache;
 
-/* A loaded kernel: a CPU function, or a CUDA kernel handle. */
+/* A loaded kernel, opaque to the cache: the backend that loaded it says which
+ * member it uses and what it points to (runtime/backend.h). The cache only
+ * copies it; the kernel lives as long as the context. */
 typedef union kernel_ref {
-  ixj_kernel_fn cpu;
-  void *cuda;
+  void *handle;    /* e.g. a CUDA kernel */
+  void (*fn)(void); /* e.g. a JIT-compiled function, cast back to its own type */
 } kernel_ref;
 
 /* Loads or compiles the kernel of a signature (called at most once per

@@ -27,6 +27,7 @@
 #include <xxhash.h>
 
 #include "error.h"
+#include "ixjit/ixjit.h"
 
 #define HEADER_SIZE 32
 #define SUFFIX ".ixk"
@@ -69,6 +70,16 @@ static uint64_t checksum(const char *key, size_t klen, const void *payload, size
   return h;
 }
 
+#define GENERATOR_VERSION "ixjit " IXJIT_VERSION_STRING " (kernel format 1)"
+
+char *ixj__disk_cache_key(const char *backend, const char *toolchain, const char *signature) {
+  const char *fmt = "ixjit-cache-key\nformat=%u\ngenerator=%s\nbackend=%s\ntoolchain=%s\nsignature=%s\n";
+  int n = snprintf(NULL, 0, fmt, DISK_FORMAT_VERSION, GENERATOR_VERSION, backend, toolchain, signature);
+  char *key = n > 0 ? malloc((size_t)n + 1) : NULL;
+  if (key) snprintf(key, (size_t)n + 1, fmt, DISK_FORMAT_VERSION, GENERATOR_VERSION, backend, toolchain, signature);
+  return key;
+}
+
 void ixj__disk_cache_file_name(const char *key, char name[48]) {
   XXH128_hash_t h = XXH3_128bits(key, strlen(key));
   snprintf(name, 48, "%016llx%016llx" SUFFIX, (unsigned long long)h.high64, (unsigned long long)h.low64);
@@ -103,7 +114,7 @@ ixj_status ixj__disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache 
   if (!dir || !*dir) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "no cache directory");
   struct stat st;
   if (make_dirs(dir) != 0 || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cache directory %s is unusable: %s", dir, strerror(errno));
+    return ixj__fail(err, IXJ_ERR_IO, "cache directory %s is unusable: %s", dir, strerror(errno));
   disk_cache *dc = calloc(1, sizeof *dc);
   char *copy = strdup(dir);
   if (!dc || !copy) {
@@ -167,6 +178,13 @@ static const char *read_entry(const char *path, char **key_out, void **payload, 
   *key_out = key;
   *payload = data;
   return NULL;
+}
+
+bool ixj__disk_cache_has(const disk_cache *dc, const char *key) {
+  char name[48], path[4200];
+  ixj__disk_cache_file_name(key, name);
+  path_of(dc->dir, name, path, sizeof path);
+  return access(path, R_OK) == 0;
 }
 
 bool ixj__disk_cache_load(disk_cache *dc, const char *key, void **payload, size_t *size) {
@@ -269,7 +287,7 @@ ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *pa
   put_u64(h + 16, size);
   put_u64(h + 24, checksum(key, klen, payload, size));
   int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot write to the cache %s: %s", dc->dir, strerror(errno));
+  if (fd < 0) return ixj__fail(err, IXJ_ERR_IO, "cannot write to the cache %s: %s", dc->dir, strerror(errno));
   const struct {
     const void *p;
     size_t n;
@@ -291,7 +309,7 @@ ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *pa
   if (ok && rename(temp, path) != 0) ok = false, saved = errno;
   if (!ok) {
     unlink(temp);
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot write to the cache %s: %s", dc->dir, strerror(saved));
+    return ixj__fail(err, IXJ_ERR_IO, "cannot write to the cache %s: %s", dc->dir, strerror(saved));
   }
   evict(dc->dir, dc->max_bytes);
   return IXJ_OK;
@@ -304,7 +322,7 @@ ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ix
   file_info *v;
   int n;
   if (list_files(dir, false, &v, &n) != 0)
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot read the cache directory %s: %s", dir, strerror(errno));
+    return ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
   for (int k = 0; k < n; k++) {
     char path[4200], *key = NULL, expect[48];
     void *payload = NULL;
@@ -366,7 +384,7 @@ ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err) {
   file_info *v;
   int n, count = 0;
   if (list_files(dir, true, &v, &n) != 0)
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cannot read the cache directory %s: %s", dir, strerror(errno));
+    return ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
   for (int k = 0; k < n; k++) {
     char path[4200];
     path_of(dir, v[k].name, path, sizeof path);

@@ -12,7 +12,11 @@
 
 typedef struct disk_cache disk_cache;
 
-/* Opens (creating it when missing) the directory. */
+/* The key of a compiled kernel: it covers every input of the compile (format
+ * and generator versions, the backend and its target, the toolchain's
+ * version, the signature), never its output. malloc'ed (NULL: out of memory). */
+char *ixj__disk_cache_key(const char *backend, const char *toolchain, const char *signature);
+/* Opens (creating it when missing) the directory: IXJ_ERR_IO when it cannot be used. */
 ixj_status ixj__disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out, ixj_error *err);
 void ixj__disk_cache_close(disk_cache *dc);
 const char *ixj__disk_cache_dir(const disk_cache *dc);
@@ -22,8 +26,11 @@ const char *ixj__disk_cache_dir(const disk_cache *dc);
 bool ixj__disk_cache_load(disk_cache *dc, const char *key, void **payload, size_t *size);
 /* Writes the entry (temporary file, fsync, rename), then evicts least recently
  * used entries above the size limit. Concurrent writers of one key are
- * harmless: the last rename wins, and every version is valid. */
+ * harmless: the last rename wins, and every version is valid. IXJ_ERR_IO when
+ * the directory cannot be written. */
 ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *payload, size_t size, ixj_error *err);
+/* Whether the entry of `key` is on disk and readable (not checked further). */
+bool ixj__disk_cache_has(const disk_cache *dc, const char *key);
 /* The file name of a key: "<xxh3-128 hex>.ixk". */
 void ixj__disk_cache_file_name(const char *key, char name[48]);
 

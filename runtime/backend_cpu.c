@@ -1,0 +1,101 @@
+/* The CPU backend: LLVM IR (gen/emit_llvm) compiled to object code by the
+ * context's LLVM JIT (jit_llvm.c), linked into it, and run over chunks of
+ * work units on the context's thread pool (pool.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "clock.h"
+#include "context_internal.h"
+#include "emit_llvm.h"
+#include "error.h"
+
+static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *out, ixj_error *err) {
+  if (arch) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the CPU backend builds for this CPU only, not '%s'", arch);
+  *out = (ixj__target){&ixj__backend_cpu, 0, true, ""};
+  const char *name = ixj__jit_llvm_target(ctx->jit);
+  IXJ_ASSERT(err, strlen(name) < sizeof out->name);
+  snprintf(out->name, sizeof out->name, "%s", name);
+  return IXJ_OK;
+}
+
+static ixj_status cpu_key_inputs(ixj_context *ctx, const ixj__target *t, char *id, size_t id_size, char *toolchain,
+                                 size_t toolchain_size, ixj_error *err) {
+  (void)t;
+  (void)err;
+  snprintf(id, id_size, "llvm-object");
+  snprintf(toolchain, toolchain_size, "%s", ixj__jit_llvm_toolchain(ctx->jit));
+  return IXJ_OK;
+}
+
+static ixj_status cpu_compile(ixj_context *ctx, const ixj__target *t, const char *text, void **image, size_t *size,
+                              ixj_error *err) {
+  (void)t;
+  return ixj__jit_llvm_object(ctx->jit, text, image, size, err);
+}
+
+static ixj_status cpu_load(ixj_context *ctx, const void *image, size_t size, const char *name, kernel_ref *kernel,
+                           ixj_error *err) {
+  ixj_kernel_fn fn;
+  ixj_status st = ixj__jit_llvm_link(ctx->jit, image, size, name, &fn, err);
+  if (st == IXJ_OK) kernel->fn = (void (*)(void))fn;
+  return st;
+}
+
+/* What every chunk of one launch shares. */
+typedef struct launch {
+  ixj_kernel_fn fn;
+  const void *ptrs[PLAN_MAX_OPERANDS];
+  int64_t offs[PLAN_MAX_OPERANDS];
+  size_t elem_size;
+} launch;
+
+static void run_kernel_chunk(void *arg, uint64_t begin, uint64_t end) {
+  launch *l = arg;
+  l->fn(l->ptrs, l->offs, (int64_t)begin, (int64_t)end);
+}
+
+static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
+  launch *l = arg;
+  char *d = (char *)l->ptrs[0] + (l->offs[0] + (int64_t)begin) * (int64_t)l->elem_size;
+  const char *s = (const char *)l->ptrs[1] + (l->offs[1] + (int64_t)begin) * (int64_t)l->elem_size;
+  memcpy(d, s, (end - begin) * l->elem_size);
+}
+
+static ixj_status cpu_launch(ixj_context *ctx, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,
+                             const void *fill_value, void *stream, double *run_ms, ixj_error *err) {
+  (void)stream;
+  IXJ_ASSERT(err, p->num_operands >= 1 && p->num_operands <= PLAN_MAX_OPERANDS);
+  IXJ_ASSERT(err, kernel || (p->strategy == PLAN_MEMCPY && p->op == IXJ_OP_COPY));
+  launch l;
+  memset(&l, 0, sizeof l);
+  l.elem_size = p->elem_size;
+  /* the kernels' operand array: dst, then the sources; a fill's value second */
+  for (int o = 0; o < p->num_operands; o++) {
+    l.ptrs[o] = p->op == IXJ_OP_FILL && o == 1 ? fill_value : ptrs[o];
+    l.offs[o] = p->operand[o].runtime_offset;
+  }
+  double t0 = ixj__now_ms();
+  if (!kernel) {
+    ixj__pool_run(ctx->pool, (uint64_t)p->count, 1u << 16, 64, run_memcpy_chunk, &l);
+  } else {
+    l.fn = (ixj_kernel_fn)kernel->fn;
+    uint64_t grain = p->strategy == PLAN_TILED ? 16 : 1u << 15;
+    ixj__pool_run(ctx->pool, p->work_units, grain, (uint64_t)p->vector_elems, run_kernel_chunk, &l);
+  }
+  *run_ms = ixj__now_ms() - t0;
+  return IXJ_OK;
+}
+
+const ixj__backend ixj__backend_cpu = {
+    .name = "cpu",
+    .gpu = false,
+    .comment = "; ",
+    .memcpy_by = "",
+    .target = cpu_target,
+    .key_inputs = cpu_key_inputs,
+    .emit = ixj__emit_llvm,
+    .compile = cpu_compile,
+    .load = cpu_load,
+    .launch = cpu_launch,
+};

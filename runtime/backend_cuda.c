@@ -1,0 +1,118 @@
+/* The CUDA backend: CUDA C (gen/emit_cuda) compiled by NVRTC (nvrtc.c) to a
+ * CUBIN for the exact sm_XY, or to PTX when the GPU is newer than NVRTC
+ * knows; loaded and launched through the Driver API (cuda_driver.c). Targets
+ * named by an architecture compile without a GPU (warming, emission). */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cuda_driver.h"
+#include "emit_cuda.h"
+#include "error.h"
+#include "nvrtc.h"
+
+ixj_status ixj__cuda_parse_arch(const char *arch, bool allow_ptx, int *cc, bool *ptx, ixj_error *err) {
+  const char *digits = NULL;
+  bool is_ptx = false;
+  if (arch && !strncmp(arch, "sm_", 3)) digits = arch + 3;
+  else if (arch && allow_ptx && !strncmp(arch, "compute_", 8)) digits = arch + 8, is_ptx = true;
+  int v = 0, n = 0;
+  for (; digits && digits[n] >= '0' && digits[n] <= '9' && n < 4; n++) v = 10 * v + (digits[n] - '0');
+  if (!digits || n == 0 || digits[n] || v < 50 || v > 999)
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, allow_ptx ? "CUDA architecture '%s' is not sm_XY or compute_XY"
+                                                               : "CUDA architecture '%s' is not of the form sm_XY",
+                     arch ? arch : "(null)");
+  if (cc) *cc = v;
+  if (ptx) *ptx = is_ptx;
+  return IXJ_OK;
+}
+
+static ixj_status cuda_target(ixj_context *ctx, const char *arch, ixj__target *out, ixj_error *err) {
+  (void)ctx;
+  int cc = 0;
+  ixj_status st = arch ? ixj__cuda_parse_arch(arch, false, &cc, NULL, err) : ixj__cuda_device(&cc, err);
+  if (st != IXJ_OK) return st;
+  *out = (ixj__target){&ixj__backend_cuda, cc, arch == NULL, ""};
+  snprintf(out->name, sizeof out->name, "cuda:sm_%d", cc);
+  return IXJ_OK;
+}
+
+/* What NVRTC compiles for: a CUBIN for exactly this architecture; PTX of the
+ * newest one NVRTC knows when the architecture is newer (the driver JITs it). */
+static void compile_arch(int cc, char arch[24]) {
+  if (ixj__nvrtc_supports(cc)) snprintf(arch, 24, "sm_%d", cc);
+  else snprintf(arch, 24, "compute_%d", ixj__nvrtc_newest());
+}
+
+static ixj_status cuda_key_inputs(ixj_context *ctx, const ixj__target *t, char *id, size_t id_size, char *toolchain,
+                                  size_t toolchain_size, ixj_error *err) {
+  (void)ctx;
+  char arch[24];
+  ixj_status st = ixj__nvrtc_version(toolchain, toolchain_size, err);
+  if (st != IXJ_OK) return st;
+  compile_arch(t->cc, arch);
+  snprintf(id, id_size, "nvrtc-%s", arch);
+  return IXJ_OK;
+}
+
+static ixj_status cuda_emit(const ixj_plan *p, const char *name, const char *signature, char **text, ixj_error *err) {
+  return ixj__emit_cuda(p, name, signature, CUDA_DIV_MAGIC, text, err);
+}
+
+static ixj_status cuda_compile(ixj_context *ctx, const ixj__target *t, const char *text, void **image, size_t *size,
+                               ixj_error *err) {
+  (void)ctx;
+  char arch[24];
+  compile_arch(t->cc, arch);
+  return ixj__nvrtc_compile(text, arch, image, size, err);
+}
+
+static ixj_status cuda_load(ixj_context *ctx, const void *image, size_t size, const char *name, kernel_ref *kernel,
+                            ixj_error *err) {
+  (void)ctx;
+  (void)size; /* CUBIN and PTX carry their own length */
+  return ixj__cuda_load_kernel(image, name, &kernel->handle, err);
+}
+
+static ixj_status cuda_launch(ixj_context *ctx, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,
+                              const void *fill_value, void *stream, double *run_ms, ixj_error *err) {
+  (void)ctx;
+  ixj_status st = IXJ_OK;
+  *run_ms = 0; /* asynchronous: the kernel time is the stream's */
+  if (!kernel) {
+    IXJ_ASSERT(err, p->strategy == PLAN_MEMCPY && p->op == IXJ_OP_COPY);
+    size_t e = p->elem_size;
+    st = ixj__cuda_memcpy_dtod((char *)ptrs[0] + p->operand[0].runtime_offset * (int64_t)e,
+                               (const char *)ptrs[1] + p->operand[1].runtime_offset * (int64_t)e, (size_t)p->count * e,
+                               stream, err);
+    return st;
+  }
+  unsigned char args[CUDA_ARGS_MAX_BYTES];
+  size_t used;
+  st = ixj__cuda_pack_args(p, ptrs, fill_value, NULL, args, sizeof args, &used, err);
+  /* at most 2^31 - 1 blocks per launch */
+  uint64_t per_launch = p->strategy == PLAN_TILED ? (uint64_t)INT32_MAX
+                                                  : (uint64_t)INT32_MAX / 2 * CUDA_THREADS_PER_BLOCK *
+                                                        CUDA_UNITS_PER_THREAD * (uint64_t)p->vector_elems;
+  for (uint64_t b = 0; st == IXJ_OK && b < p->work_units; b += per_launch) {
+    uint64_t e = b + per_launch < p->work_units ? b + per_launch : p->work_units;
+    unsigned blocks, bx, by;
+    ixj__cuda_launch_shape(p, e - b, &blocks, &bx, &by);
+    st = ixj__cuda_launch(kernel->handle, blocks, bx, by, args, (long long)b, (long long)e, stream, err);
+  }
+  return st;
+}
+
+const ixj__backend ixj__backend_cuda = {
+    .name = "cuda",
+    .gpu = true,
+    .comment = "// ",
+    .memcpy_by = " (cuMemcpy)",
+    .target = cuda_target,
+    .key_inputs = cuda_key_inputs,
+    .emit = cuda_emit,
+    .compile = cuda_compile,
+    .load = cuda_load,
+    .launch = cuda_launch,
+};
