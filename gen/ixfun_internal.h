@@ -47,6 +47,9 @@ bool ixj__lmad_is_contiguous(const ixj_lmad *l);
 int ixj__lmad_dims_by_stride(const ixj_lmad *l, int64_t *abs_stride, int64_t *extent, int *broadcast);
 
 ixj_ixfun *ixj__ixfun_alloc(int num_lmads);
+/* Sufficient test that f maps distinct points to distinct offsets (false may
+ * be a false alarm: then f may still be injective). */
+bool ixj__ixfun_injective(const ixj_ixfun *f);
 /* The value of LMAD `upto` of the chain at a (valid) logical index. */
 int64_t ixj__ixfun_eval(const ixj_ixfun *f, int upto, const int64_t *index);
 /* The exact reachable range: ixj_ixfun_offset_range when that is exact, else

@@ -189,3 +189,24 @@ bool ixj_ixfun_close_enough(const ixj_ixfun *a, const ixj_ixfun *b) {
   }
   return true;
 }
+
+static bool lmad_injective(const ixj_lmad *l) {
+  int64_t st[IXJ_MAX_RANK], ext[IXJ_MAX_RANK];
+  int broadcast, m = ixj__lmad_dims_by_stride(l, st, ext, &broadcast);
+  if (m < 0) return true; /* no points */
+  if (broadcast) return false;
+  /* each stride must step over everything the smaller ones reach */
+  int64_t reach = 0;
+  for (int k = 0; k < m; k++) {
+    if (st[k] <= reach) return false;
+    int64_t t;
+    if (ixj_mul_ovf(st[k], ext[k] - 1, &t) || ixj_add_ovf(reach, t, &reach)) return false;
+  }
+  return true;
+}
+
+bool ixj__ixfun_injective(const ixj_ixfun *f) {
+  for (int k = 0; k < f->num_lmads; k++)
+    if (!lmad_injective(&f->lmads[k])) return false;
+  return true;
+}

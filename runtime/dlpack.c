@@ -66,7 +66,9 @@ static ixj_status from_tensor(const DLTensor *t, const char *what, dl_operand *o
     st = ixj_ixfun_strided(t->ndim, t->shape, strides, -r.min, &f, err);
     if (st != IXJ_OK) return st;
     out->op.data = base + r.min * (int64_t)out->elem_size;
-    out->op.size_bytes = (size_t)(r.max - r.min + 1) * out->elem_size;
+    out->ixfun = f; /* freed by the caller, also on the error below */
+    st = ixj_ixfun_required_bytes(f, out->elem_size, &out->op.size_bytes, err);
+    if (st != IXJ_OK) return st;
   }
   out->ixfun = f;
   out->op.ixfun = f;

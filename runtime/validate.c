@@ -11,27 +11,6 @@
 #include "error.h"
 #include "ixfun_internal.h"
 
-static bool lmad_injective(const ixj_lmad *l) {
-  int64_t st[IXJ_MAX_RANK], ext[IXJ_MAX_RANK];
-  int broadcast, m = ixj__lmad_dims_by_stride(l, st, ext, &broadcast);
-  if (m < 0) return true; /* no points */
-  if (broadcast) return false;
-  /* each stride must step over everything the smaller ones reach */
-  int64_t reach = 0;
-  for (int k = 0; k < m; k++) {
-    if (st[k] <= reach) return false;
-    int64_t t;
-    if (ixj_mul_ovf(st[k], ext[k] - 1, &t) || ixj_add_ovf(reach, t, &reach)) return false;
-  }
-  return true;
-}
-
-bool ixj__ixfun_injective(const ixj_ixfun *f) {
-  for (int k = 0; k < f->num_lmads; k++)
-    if (!lmad_injective(&f->lmads[k])) return false;
-  return true;
-}
-
 static bool valid_elem_size(size_t e) { return e == 1 || e == 2 || e == 4 || e == 8 || e == 16; }
 
 /* Byte range [lo, hi) of an operand's reachable elements; false when empty. */
@@ -46,21 +25,26 @@ static ixj_status check_operand(const ixj_operand *o, size_t elem, const char *w
   *empty = range.empty || shapes_only;
   if (*empty) return IXJ_OK;
   if (!o->data) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: NULL data pointer", what);
-  uint64_t end;
-  bool outside = range.min < 0 || __builtin_mul_overflow((uint64_t)range.max + 1, (uint64_t)elem, &end) ||
-                 end > o->size_bytes;
-  if (outside) /* a chain's enclosure may be loose: look closer (only on this path) */
-    ixj__ixfun_exact_range(o->ixfun, INT64_C(1) << 24, &range);
+  size_t end;
+  if (ixj_ixfun_required_bytes(o->ixfun, elem, &end, NULL) == IXJ_OK && end <= o->size_bytes) {
+    r->lo = (uintptr_t)o->data + (uintptr_t)range.min * elem;
+    r->hi = (uintptr_t)o->data + (uintptr_t)end;
+    return IXJ_OK;
+  }
+  /* A chain's enclosure may be loose: look closer (only on this path), at
+   * the offsets the points really reach. */
+  uint64_t exact_end;
+  ixj__ixfun_exact_range(o->ixfun, INT64_C(1) << 24, &range);
   if (range.min < 0)
     return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "%s: the index function reaches offset %lld, before the buffer", what,
                     (long long)range.min);
-  if (__builtin_mul_overflow((uint64_t)range.max + 1, (uint64_t)elem, &end) || end > o->size_bytes)
+  if (__builtin_mul_overflow((uint64_t)range.max + 1, (uint64_t)elem, &exact_end) || exact_end > o->size_bytes)
     return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE,
                     "%s: buffer too small: the index function reaches element %lld (%zu-byte elements) but the "
                     "buffer has %zu bytes",
                     what, (long long)range.max, elem, o->size_bytes);
   r->lo = (uintptr_t)o->data + (uintptr_t)range.min * elem;
-  r->hi = (uintptr_t)o->data + (uintptr_t)end;
+  r->hi = (uintptr_t)o->data + (uintptr_t)exact_end;
   return IXJ_OK;
 }
 

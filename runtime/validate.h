@@ -20,7 +20,5 @@ typedef struct op_call {
 /* Element size, shapes, buffer bounds, a destination that maps distinct points
  * to distinct offsets, and no source (or fill value) overlapping it. */
 ixj_status ixj__op_validate(const op_call *c, ixj_error *err);
-/* Sufficient test that f maps distinct points to distinct offsets. */
-bool ixj__ixfun_injective(const ixj_ixfun *f);
 
 #endif
