@@ -129,13 +129,13 @@ static void load(void) {
 static ixj_status fail_cu(ixj_error *err, CUresult r, const char *what) {
   const char *s = NULL;
   if (cu.GetErrorString) cu.GetErrorString(r, &s);
-  return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "CUDA: %s failed: %s (%d)", what, s ? s : "unknown error", r);
+  return ixj__fail(err, IXJ_ERR_BACKEND, "CUDA: %s failed: %s (%d)", what, s ? s : "unknown error", r);
 }
 
 /* The primary context current on the calling thread. */
 static ixj_status ready(ixj_error *err) {
   pthread_once(&load_once, load);
-  if (cu.problem[0]) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s", cu.problem);
+  if (cu.problem[0]) return ixj__fail(err, IXJ_ERR_UNAVAILABLE, "%s", cu.problem);
   CUresult r = cu.CtxSetCurrent(cu.ctx);
   return r ? fail_cu(err, r, "cuCtxSetCurrent") : IXJ_OK;
 }

@@ -41,9 +41,9 @@ static void init_llvm(void) {
 /* Moves an LLVMErrorRef's message into err. */
 static ixj_status llvm_fail(ixj_error *err, LLVMErrorRef e, const char *what) {
   char *m = LLVMGetErrorMessage(e);
-  ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: %s: %s", what, m);
+  ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: %s: %s", what, m);
   LLVMDisposeErrorMessage(m);
-  return IXJ_ERR_INVALID_ARGUMENT;
+  return IXJ_ERR_BACKEND;
 }
 
 ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err) {
@@ -90,9 +90,9 @@ static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRe
   char *msg = NULL;
   ixj_status st = IXJ_OK;
   if (LLVMGetTargetFromTriple(j->triple, &target, &msg)) {
-    ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: no target for %s: %s", j->triple, msg);
+    ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: no target for %s: %s", j->triple, msg);
     LLVMDisposeMessage(msg);
-    return IXJ_ERR_INVALID_ARGUMENT;
+    return IXJ_ERR_BACKEND;
   }
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, j->triple, j->cpu, j->features, LLVMCodeGenLevelAggressive,
                                                     LLVMRelocPIC, LLVMCodeModelJITDefault);
@@ -101,12 +101,12 @@ static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRe
   /* the parser takes ownership of the buffer */
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "ixjit");
   if (LLVMParseIRInContext(ctx, mb, &mod, &msg)) {
-    st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: the emitted IR does not parse: %s", msg);
+    st = ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: the emitted IR does not parse: %s", msg);
     LLVMDisposeMessage(msg);
     goto done;
   }
   if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
-    st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: the emitted IR is invalid: %s", msg);
+    st = ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: the emitted IR is invalid: %s", msg);
     LLVMDisposeMessage(msg);
     goto done;
   }
@@ -126,7 +126,7 @@ static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRe
     goto done;
   }
   if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &msg, obj)) {
-    st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "LLVM: code generation failed: %s", msg);
+    st = ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: code generation failed: %s", msg);
     LLVMDisposeMessage(msg);
   }
 done:

@@ -93,7 +93,7 @@ static void load(void) {
 
 static ixj_status ready(ixj_error *err) {
   pthread_once(&load_once, load);
-  return nv.problem[0] ? ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s", nv.problem) : IXJ_OK;
+  return nv.problem[0] ? ixj__fail(err, IXJ_ERR_UNAVAILABLE, "%s", nv.problem) : IXJ_OK;
 }
 
 ixj_status ixj__nvrtc_version(char *buf, size_t size, ixj_error *err) {
@@ -141,19 +141,27 @@ ixj_status ixj__nvrtc_compile_with_ptx(const char *source, const char *arch, voi
       if (full && nv.GetProgramLog(prog, full) == 0) snprintf(log, sizeof log, "%s", full);
       free(full);
     }
-    st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "NVRTC (%s): %s%s%s", arch, nv.GetErrorString(r), *log ? ": " : "", log);
+    st = ixj__fail(err, IXJ_ERR_BACKEND, "NVRTC (%s): %s%s%s", arch, nv.GetErrorString(r), *log ? ": " : "", log);
   } else {
     r = cubin ? nv.GetCUBINSize(prog, size) : nv.GetPTXSize(prog, size);
-    if (r == 0 && *size == 0) st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "NVRTC (%s) produced nothing", arch);
-    else if (r != 0 || !(*binary = malloc(*size + 1))) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "NVRTC: no output");
+    if (r == 0 && *size == 0) st = ixj__fail(err, IXJ_ERR_BACKEND, "NVRTC (%s) produced nothing", arch);
+    else if (r != 0) st = ixj__fail(err, IXJ_ERR_BACKEND, "NVRTC (%s): no output: %s", arch, nv.GetErrorString(r));
+    else if (!(*binary = malloc(*size + 1))) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     else if ((cubin ? nv.GetCUBIN(prog, *binary) : nv.GetPTX(prog, *binary)) != 0)
-      st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "NVRTC: cannot read the output");
+      st = ixj__fail(err, IXJ_ERR_BACKEND, "NVRTC: cannot read the output");
     if (*binary) ((char *)*binary)[*size] = '\0';
     size_t psize = 0;
     if (st == IXJ_OK && ptx && cubin) {
       *ptx = nv.GetPTXSize(prog, &psize) == 0 ? malloc(psize + 1) : NULL;
-      if (!*ptx || nv.GetPTX(prog, *ptx) != 0) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "NVRTC: cannot read the PTX");
-      else (*ptx)[psize] = '\0';
+      if (!*ptx) {
+        st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "NVRTC: cannot read the PTX");
+      } else if (nv.GetPTX(prog, *ptx) != 0) {
+        st = ixj__fail(err, IXJ_ERR_BACKEND, "NVRTC: cannot read the PTX");
+        free(*ptx);
+        *ptx = NULL;
+      } else {
+        (*ptx)[psize] = '\0';
+      }
     }
   }
   if (prog) nv.DestroyProgram(&prog);
