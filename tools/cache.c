@@ -5,7 +5,8 @@
 #include <time.h>
 
 #include "cli.h"
-#include "ixjit/cache.h"
+#include "commands.h"
+#include "ixjit/ixjit.h"
 
 typedef struct tally {
   bool list;

@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "cli.h"
+#include "commands.h"
+#include "ixjit/ixjit.h"
 #include "timing.h"
 
 #define REPS 5

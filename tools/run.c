@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
+#include "ixjit/ixjit.h"
 #include "timing.h"
 
 typedef struct op_args {
