@@ -86,9 +86,8 @@ IXJ_API ixj_status ixj_compile_cuda(const char *source, const char *arch, void *
  * or PTX when NVRTC does not know arch. *outcome is set on success.
  *   IXJ_ERR_INVALID_ARGUMENT  arch is not "sm_XY", or the context's disk cache is off;
  *   IXJ_ERR_UNAVAILABLE       no NVRTC library;
- *   IXJ_ERR_BACKEND           NVRTC could not compile the kernel.
- * An image that cannot be written to the directory is, unlike in ixj_warm, a
- * warning through the log callback, not an error. */
+ *   IXJ_ERR_BACKEND           NVRTC could not compile the kernel;
+ *   IXJ_ERR_IO                the image cannot be written to the cache directory. */
 IXJ_API ixj_status ixj_warm_cuda(ixj_context *ctx, const char *arch, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
                          const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
                          ixj_warm_outcome *outcome, ixj_error *err);

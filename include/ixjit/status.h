@@ -72,7 +72,7 @@ typedef enum ixj_status {
   IXJ_ERR_BACKEND,
   /* A file or directory that cannot be used where the call's whole point is
    * that file: ixj_cache_scan/prune/clear on an unreadable directory, ixj_warm
-   * when the kernel cannot be written to the disk cache.
+   * and ixj_warm_cuda when the kernel cannot be written to the disk cache.
    * The operations themselves never fail for the disk cache: they warn once
    * through the context's log callback and go on without it. */
   IXJ_ERR_IO,
