@@ -44,8 +44,15 @@ static ixj_status make_plan(ixj_context *ctx, const dispatch_request *req, ixj_p
     ptrs[1 + s] = c->shapes_only ? shapes_ptr : c->srcs[s].data;
   }
   if (c->op == IXJ_OP_FILL) ptrs[1] = c->shapes_only ? shapes_ptr : c->value;
-  plan_request pr = {c->op,  c->elem_size, c->dst->ixfun,          n, srcs, c->axis, ptrs,
-                     ctx->last_level_cache, req->backend->gpu};
+  plan_request pr = {.op = c->op,
+                     .elem_size = c->elem_size,
+                     .dst = c->dst->ixfun,
+                     .num_srcs = n,
+                     .srcs = srcs,
+                     .cat_axis = c->axis,
+                     .pointers = ptrs,
+                     .last_level_cache = ctx->last_level_cache,
+                     .gpu = req->backend->gpu};
   return ixj__plan_build(&pr, plan, err);
 }
 
@@ -185,10 +192,12 @@ static ixj_status no_kernel(ixj_context *ctx, const dispatch_request *req, const
   if (req->mode == DISPATCH_WARM) {
     out->outcome = IXJ_WARM_NO_KERNEL;
   } else if (req->mode == DISPATCH_EMIT) {
-    const char *fmt = "%sixjit: strategy %s needs no kernel%s\n%ssignature: %s\n", *s = ixj__plan_strategy_name(plan->strategy);
-    int n = snprintf(NULL, 0, fmt, b->comment, s, b->memcpy_by, b->comment, signature);
+#define NOTE "%sixjit: strategy %s needs no kernel%s\n%ssignature: %s\n"
+    const char *strategy = ixj__plan_strategy_name(plan->strategy);
+    int n = snprintf(NULL, 0, NOTE, b->comment, strategy, b->memcpy_by, b->comment, signature);
     if (n < 0 || !(out->text = malloc((size_t)n + 1))) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
-    snprintf(out->text, (size_t)n + 1, fmt, b->comment, s, b->memcpy_by, b->comment, signature);
+    snprintf(out->text, (size_t)n + 1, NOTE, b->comment, strategy, b->memcpy_by, b->comment, signature);
+#undef NOTE
   } else if (plan->strategy == PLAN_MEMCPY) {
     const void *ptrs[PLAN_MAX_OPERANDS];
     operand_pointers(&req->call, ptrs);
