@@ -147,7 +147,8 @@ int main(int argc, char **argv) {
     }
     if (st == IXJ_OK) {
       const ixj_ixfun *srcs[2] = {s[0], s[1]};
-      plan_request req = {c->op, 4, d, nsrc, srcs, c->axis, NULL, 0, true};
+      plan_request req = {.op = c->op, .elem_size = 4, .dst = d, .num_srcs = nsrc, .srcs = srcs, .cat_axis = c->axis,
+                          .gpu = true};
       ixj_plan *p = malloc(sizeof *p);
       if (p && ixj__plan_build(&req, p, &err) == IXJ_OK) rt = runtime_magic_ms(p, &od, os, &err);
       free(p);
