@@ -309,7 +309,91 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
 
 /* ---- tiled kernel --------------------------------------------------------- */
 
-enum { TL_SETUP, TL_TILE, TL_BROW, TL_ACOL, TL_PARTS };
+enum { TL_SETUP, TL_TILE, TL_MICRO, TL_BROW, TL_ACOL, TL_PARTS };
+
+/* Destinations whose row elements are up to this far apart take the micro
+ * kernel with masked stores (one per `pitch` vectors of row). */
+#define MAX_MASKED_PITCH 4
+
+/* V x V blocks through registers: V vector loads along the source's unit dim
+ * (rows src_row[i]), log2(V) stages of two-input shuffles, V vector stores
+ * along the destination's (rows dst_row[j]). Stage k swaps bit k of the row
+ * number with bit k of the lane number: rows i and i + 2^k (bit k of i clear)
+ * become lo[j] = bit k of j ? hi[j - 2^k] : lo[j] and hi[j] = bit k of j ? hi[j]
+ * : lo[j + 2^k]; after every bit is swapped, element (i, j) is at (j, i).
+ * Elements wider than 8 bytes move as groups of 8-byte lanes. With vectors
+ * narrower than a cache line, `group` blocks side by side along the
+ * destination's rows are transposed first and each row's pieces stored back to
+ * back, so that streaming stores fill whole lines. */
+static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_row, const int *dst_row) {
+  const ixj_plan *p = e->p;
+  int v = p->micro, unit = p->elem_size > 8 ? 8 : (int)p->elem_size, per = (int)p->elem_size / unit;
+  int lanes = v * per, stages = 0;
+  char vt[32];
+  snprintf(vt, sizeof vt, "<%d x i%d>", lanes, unit * 8);
+  while ((1 << stages) < v) stages++;
+  int blk[4];
+  for (int g = 0; g < group; g++) {
+    blk[g] = e->tmp++;
+    for (int i = 0; i < v; i++) {
+      name s = ref(e, src_row[g * v + i]);
+      ixj__text_put(t, "  %%x%d.p%d = getelementptr %s, ptr %%bp.1, i64 %s\n", blk[g], i, e->scalar, s.s);
+      ixj__text_put(t, "  %%x%d.s0.%d = load %s, ptr %%x%d.p%d, align 1, !alias.scope !%d, !noalias !%d\n", blk[g], i,
+                    vt, blk[g], i, MD_SRC_LIST, MD_DST_LIST);
+    }
+    for (int k = 0; k < stages; k++) {
+      int bit = 1 << k;
+      for (int i = 0; i < v; i++) {
+        if (i & bit) continue;
+        for (int half = 0; half < 2; half++) {
+          ixj__text_put(t, "  %%x%d.s%d.%d = shufflevector %s %%x%d.s%d.%d, %s %%x%d.s%d.%d, <%d x i32> <", blk[g], k + 1,
+                        i + half * bit, vt, blk[g], k, i, vt, blk[g], k, i + bit, lanes);
+          for (int j = 0; j < v; j++) {
+            int from = half == 0 ? ((j & bit) ? v + j - bit : j) : ((j & bit) ? v + j : j + bit);
+            for (int u = 0; u < per; u++) ixj__text_put(t, "%si32 %d", j || u ? ", " : "", from * per + u);
+          }
+          ixj__text_put(t, ">\n");
+        }
+      }
+    }
+  }
+  bool stream = p->nontemporal && p->dst_aligned;
+  int64_t pitch = p->operand[0].stride[p->rank - 1];
+  for (int j = 0; j < v; j++)
+    for (int g = 0; g < group; g++) {
+      name d = ref(e, dst_row[g * v + j]);
+      if (pitch != 1) { /* gaps between the row's elements: spread them over `pitch` vectors, masked stores */
+        for (int q = 0; q < pitch; q++) {
+          ixj__text_put(t, "  %%x%d.q%d.%d = getelementptr %s, ptr %%bp.0, i64 %s\n", blk[g], j, q, e->scalar, d.s);
+          ixj__text_put(t, "  %%x%d.w%d.%d = getelementptr %s, ptr %%x%d.q%d.%d, i64 %d\n", blk[g], j, q, e->scalar,
+                        blk[g], j, q, q * v);
+          ixj__text_put(t, "  %%x%d.m%d.%d = shufflevector %s %%x%d.s%d.%d, %s poison, <%d x i32> <", blk[g], j, q, vt,
+                        blk[g], stages, j, vt, lanes);
+          for (int x = 0; x < v; x++)
+            for (int u = 0; u < per; u++) {
+              int at = q * v + x; /* the window's element at */
+              if (at % pitch) ixj__text_put(t, "%si32 poison", x || u ? ", " : "");
+              else ixj__text_put(t, "%si32 %d", x || u ? ", " : "", (int)(at / pitch) * per + u);
+            }
+          ixj__text_put(t, ">\n  call void @llvm.masked.store.v%di%d.p0(%s %%x%d.m%d.%d, ptr %%x%d.w%d.%d, i32 1, <%d x i1> <",
+                        lanes, unit * 8, vt, blk[g], j, q, blk[g], j, q, lanes);
+          for (int x = 0; x < v; x++)
+            for (int u = 0; u < per; u++)
+              ixj__text_put(t, "%si1 %s", x || u ? ", " : "", (q * v + x) % pitch ? "false" : "true");
+          ixj__text_put(t, ">), !alias.scope !%d, !noalias !%d\n", MD_DST_LIST, MD_SRC_LIST);
+        }
+        continue;
+      }
+      ixj__text_put(t, "  %%x%d.q%d = getelementptr %s, ptr %%bp.0, i64 %s\n", blk[g], j, e->scalar, d.s);
+      if (stream)
+        ixj__text_put(t,
+                      "  store %s %%x%d.s%d.%d, ptr %%x%d.q%d, align %d, !nontemporal !%d, !alias.scope !%d, !noalias !%d\n",
+                      vt, blk[g], stages, j, blk[g], j, p->vector_bytes, MD_NONTEMPORAL, MD_DST_LIST, MD_SRC_LIST);
+      else
+        ixj__text_put(t, "  store %s %%x%d.s%d.%d, ptr %%x%d.q%d, align 1, !alias.scope !%d, !noalias !%d\n", vt, blk[g],
+                      stages, j, blk[g], j, MD_DST_LIST, MD_SRC_LIST);
+    }
+}
 
 static ixj_status emit_tiled(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
@@ -342,7 +426,38 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   }
   flush(e, &part[TL_TILE]);
 
-  /* a tile row b, then each element a of it */
+  /* the block at (b0 + bi, a0 + ai): its V source rows and V destination rows */
+  int bi = input(e, IPROG_S64, "%%bi", 0), ai = input(e, IPROG_S64, "%%ai", 0), v = p->micro;
+  int bb = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[0], bi, -1, 0);
+  int ab = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[1], ai, -1, 0);
+  int sbase = ixj__lower_offset(lw, ixj__lower_offset(lw, os, 1, &bb, &src->stride[qb], (int64_t[]){0}, &p->shape[qb]), 1,
+                                &ab, &src->stride[qa], (int64_t[]){0}, &p->shape[qa]);
+  int dbase = ixj__lower_offset(lw, ixj__lower_offset(lw, od, 1, &bb, &dst->stride[qb], (int64_t[]){0}, &p->shape[qb]), 1,
+                                &ab, &dst->stride[qa], (int64_t[]){0}, &p->shape[qa]);
+  /* blocks side by side along a until a destination row piece is a cache line */
+  int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1, src_row[128], dst_row[128];
+  IXJ_ASSERT(err, v >= 2 && v <= 64 && (v & (v - 1)) == 0 && T % (v * group) == 0 && group <= 4);
+  IXJ_ASSERT(err, src->stride[qb] == 1); /* whole vectors along the source's unit dim */
+  for (int k = 0; k < group; k++)
+    for (int i = 0; i < v; i++) { /* block k: columns a + k v ...; its row i, its destination row i */
+      int64_t so = (int64_t)(k * v + i) * src->stride[qa], dso = (int64_t)i * dst->stride[qb] + (int64_t)k * v * dst->stride[qa];
+      src_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, sbase, ixj__iprog_const_s64(g, so), -1, 0);
+      dst_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, dbase, ixj__iprog_const_s64(g, dso), -1, 0);
+    }
+  flush(e, &part[TL_MICRO]);
+  /* a destination with small gaps between its row elements stores each row
+   * by masked stores; wider gaps take the element loops only (the tiles still
+   * read the source along its unit dim) */
+  bool vectors = dst->stride[qa] >= 1 && dst->stride[qa] <= MAX_MASKED_PITCH;
+  char declare[160] = "";
+  if (vectors && dst->stride[qa] > 1) {
+    int unit = p->elem_size > 8 ? 8 : (int)p->elem_size, lanes = v * ((int)p->elem_size / unit);
+    snprintf(declare, sizeof declare, "declare void @llvm.masked.store.v%di%d.p0(<%d x i%d>, ptr, i32, <%d x i1>)", lanes,
+             unit * 8, lanes, unit * 8, lanes);
+  }
+  if (vectors) emit_micro_transpose(e, &part[TL_MICRO], group, src_row, dst_row);
+
+  /* the edges: a row b, then each element a of it */
   int b = input(e, IPROG_S64, "%%b", 0), a = input(e, IPROG_S64, "%%a", 0);
   int odb = ixj__lower_offset(lw, od, 1, &b, &dst->stride[qb], (int64_t[]){0}, &p->shape[qb]);
   int osb = ixj__lower_offset(lw, os, 1, &b, &src->stride[qb], (int64_t[]){0}, &p->shape[qb]);
@@ -357,10 +472,17 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   if (st == IXJ_OK) st = fill_metadata(&md, err);
   if (st == IXJ_OK && any_oom(part, TL_PARTS)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
   if (st == IXJ_OK) {
-    char tile_s[16];
+    char tile_s[16], micro_s[16], step_s[16];
     snprintf(tile_s, sizeof tile_s, "%d", T);
+    snprintf(micro_s, sizeof micro_s, "%d", v);
+    snprintf(step_s, sizeof step_s, "%d", v * group);
     name b0 = ref(e, corner[0]), a0 = ref(e, corner[1]), bend = ref(e, end[0]), aend = ref(e, end[1]);
-    const char *kv[] = {"TILE", tile_s, "SIGNATURE", signature, "NAME", kname, "SETUP", body(&part[TL_SETUP]),
+    /* 512-bit vectors stay whole even where LLVM's tuning prefers 256 bits */
+    const char *attributes = p->vector_bytes == 64 ? "\"min-legal-vector-width\"=\"512\"" : "";
+    const char *kv[] = {"TILE", tile_s, "MICRO", micro_s, "STEP_A", step_s, "VECTORS", vectors ? "true" : "false",
+                        "DECLARATIONS", declare,
+                        "ATTRIBUTES", attributes, "SIGNATURE", signature,
+                        "NAME", kname, "SETUP", body(&part[TL_SETUP]), "MICRO_BLOCK", body(&part[TL_MICRO]),
                         "TILE_SETUP", body(&part[TL_TILE]), "B0", b0.s, "A0", a0.s, "BEND", bend.s, "AEND", aend.s,
                         "BROW", body(&part[TL_BROW]), "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
                         "METADATA", md};

@@ -112,6 +112,27 @@ static bool all_single_lmad(const ixj_plan *p) {
   return true;
 }
 
+/* CPU transposes: macro-tiles of about 16 KiB of source (they and their
+ * output stay in L1 while they are moved) made of V x V in-register
+ * transposes, V the lanes of one host vector (2 for 16-byte elements on AVX2,
+ * 64 for bytes on AVX-512); the emitter moves 64 bytes of destination row at a
+ * time, so T is a multiple of 64 / elem_size. */
+static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
+  int bytes = req->cpu_vector_bytes == 64 ? 64 : 32, e = (int)p->elem_size;
+  int v = bytes / e < 2 ? 2 : bytes / e, t = 8;
+  while ((int64_t)(2 * t) * (2 * t) * e <= 16384) t *= 2;
+  p->micro = v;
+  p->vector_bytes = v * e;
+  p->tile = t < v ? v : t;
+  /* aligned rows: the destination's start and its row pitch on cache lines
+   * (blocks store whole lines, which is what streaming stores need) */
+  const plan_operand *dst = &p->operand[0];
+  uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
+  uint64_t start = (uint64_t)base + (uint64_t)dst->runtime_offset * p->elem_size;
+  int64_t pitch = dst->stride[p->rank - 2] * e;
+  p->dst_aligned = dst->stride[p->rank - 1] == 1 && start % 64 == 0 && pitch % 64 == 0;
+}
+
 static void choose_strategy(ixj_plan *p, const plan_request *req) {
   int r = p->rank, last = r - 1;
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
@@ -141,7 +162,9 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
     if (ok) p->vector_elems = lanes;
     return;
   }
-  if (p->op != IXJ_OP_COPY || r < 2 || dst->stride[last] != 1 || dst->rotate[last]) return;
+  /* a destination whose smallest stride is not 1 still gains from tiles: the
+   * source is read along its unit dim instead of across it */
+  if (p->op != IXJ_OP_COPY || r < 2 || dst->stride[last] == 0 || dst->rotate[last]) return;
   /* the source's unit-stride dim becomes dim r-2: tile (r-2, r-1) */
   for (int q = last - 1; q >= 0; q--) {
     if (src->stride[q] != 1 || src->rotate[q] || dst->rotate[q] || src->rotate[last]) continue;
@@ -153,8 +176,11 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
     order[m++] = last;
     select_dims(p, order, m);
     p->strategy = PLAN_TILED;
-    int t = (int)(128 / p->elem_size);
-    p->tile = req->gpu ? (p->elem_size <= 4 ? 32 : 16) : t < 8 ? 8 : t > 64 ? 64 : t;
+    if (req->gpu) {
+      p->tile = p->elem_size <= 4 ? 32 : 16;
+      return;
+    }
+    choose_cpu_tile(p, req);
     return;
   }
 }
@@ -193,6 +219,7 @@ ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err)
   if (req->op == IXJ_OP_CAT) {
     p->cat_axis = req->cat_axis;
   } else {
+    ixj__plan_refine_chains(p); /* a chain whose factors line up plans like the permute it is */
     normalize_copy(p);
   }
   if (p->rank == 0) { /* one point: a loop of one */
@@ -208,6 +235,8 @@ ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err)
   p->index_bits = narrow ? 32 : 64;
   if (!req->gpu && req->last_level_cache && (uint64_t)p->count * p->elem_size > req->last_level_cache)
     p->nontemporal = 1;
+  /* tiles stream only whole lines: rows on line boundaries */
+  if (p->strategy == PLAN_TILED && !p->dst_aligned) p->nontemporal = 0;
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) {
     uint64_t outer = (uint64_t)p->count / (uint64_t)(p->shape[p->rank - 1] * p->shape[p->rank - 2]);
@@ -228,9 +257,10 @@ static void sig_list(textbuf *b, const char *name, int n, const int64_t *v) {
 size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, size_t size) {
   textbuf b = {buf, size, 0};
   if (size) buf[0] = '\0';
-  ixj__textbuf_put(&b, "ixjit-kernel/1 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d axis=%d",
+  ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
-          p->nontemporal, p->tile, p->cat_axis);
+          p->nontemporal, p->tile, p->micro);
+  ixj__textbuf_put(&b, " aligned=%d axis=%d", p->dst_aligned, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   for (int o = 0; o < p->num_operands; o++) {
     const plan_operand *x = &p->operand[o];

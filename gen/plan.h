@@ -47,6 +47,9 @@ typedef struct ixj_plan {
   int64_t count;    /* points */
   int cat_axis;     /* iteration dim of the cat axis */
   int tile;         /* TILED: tile edge in elements; dims rank-2 (src unit) and rank-1 (dst unit) */
+  int micro;        /* TILED on a CPU: the in-register transpose's edge (a vector's lanes), 0 on a GPU */
+  int vector_bytes; /* TILED on a CPU: bytes per vector of the micro-kernel */
+  int dst_aligned;  /* TILED on a CPU: every destination row of a micro-block starts on a vector boundary */
   int num_operands; /* dst first; fill: dst + value */
   plan_operand operand[PLAN_MAX_OPERANDS];
   uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */
@@ -62,6 +65,7 @@ typedef struct plan_request {
   const void *const *pointers; /* dst, srcs (may be NULL: alignment unknown, assume aligned) */
   size_t last_level_cache;     /* bytes; 0: never stream */
   bool gpu;                    /* CUDA: 16-byte vectors, 32x32 (16x16 for wide elements) shared-memory tiles */
+  int cpu_vector_bytes;        /* the host's widest vector register: 64 with AVX-512, else 32 (0: 32) */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */
@@ -71,6 +75,10 @@ static inline int64_t plan_tail_offset(const plan_operand *o, int m) {
 
 /* Builds the plan (shapes must already be checked by the caller). */
 ixj_status ixj__plan_build(const plan_request *req, ixj_plan *out, ixj_error *err);
+/* Rewrites chain operands (a head and one tail LMAD) as single LMADs over a
+ * refined iteration space when the factors line up (gen/plan_refine.c);
+ * false, and the plan unchanged, when they do not. */
+bool ixj__plan_refine_chains(ixj_plan *p);
 /* The canonical signature: everything the kernel bakes in, and the target.
  * snprintf-style. */
 size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, size_t size);

@@ -1,8 +1,13 @@
 ; ixjit tiled kernel (copy whose source and destination have different
-; unit-stride dims: a transpose). Tiles of @@TILE@@ x @@TILE@@ elements over the
-; two innermost iteration dims; each call moves the tiles [begin, end).
+; unit-stride dims: a transpose). Macro-tiles of @@TILE@@ x @@TILE@@ elements over
+; the two innermost iteration dims (b: the source's unit-stride dim, a: the
+; destination's); each call moves the tiles [begin, end). Inside a tile,
+; blocks of @@MICRO@@ x @@MICRO@@ elements go through an in-register transpose
+; (@@MICRO@@ vector loads along b, shuffles, @@MICRO@@ vector stores along a),
+; @@STEP_A@@ columns at a time;
+; the rows and columns left over at the space's edges move one by one.
 ; signature: @@SIGNATURE@@
-define void @@@NAME@@(ptr %ptrs, ptr %offs, i64 %begin, i64 %end) nounwind {
+define void @@@NAME@@(ptr %ptrs, ptr %offs, i64 %begin, i64 %end) nounwind @@ATTRIBUTES@@ {
 entry:
 @@SETUP@@
   br label %tile
@@ -14,24 +19,69 @@ tile:
 
 tile.body:
 @@TILE_SETUP@@
-  br label %brow
+  %nb = sub nsw i64 @@BEND@@, @@B0@@
+  %na = sub nsw i64 @@AEND@@, @@A0@@
+  %vb.all = and i64 %nb, -@@MICRO@@
+  %va.all = and i64 %na, -@@STEP_A@@
+  %vb = select i1 @@VECTORS@@, i64 %vb.all, i64 0
+  %va = select i1 @@VECTORS@@, i64 %va.all, i64 0
+  %hasb = icmp sgt i64 %vb, 0
+  %hasa = icmp sgt i64 %va, 0
+  %hasv = and i1 %hasb, %hasa
+  br i1 %hasv, label %mrow, label %edges
+
+mrow:
+  %bi = phi i64 [ 0, %tile.body ], [ %bi.next, %mrow.next ]
+  br label %mcol
+
+mcol:
+  %ai = phi i64 [ 0, %mrow ], [ %ai.next, %mcol ]
+@@MICRO_BLOCK@@
+  %ai.next = add nuw nsw i64 %ai, @@STEP_A@@
+  %acont.v = icmp slt i64 %ai.next, %va
+  br i1 %acont.v, label %mcol, label %mrow.next
+
+mrow.next:
+  %bi.next = add nuw nsw i64 %bi, @@MICRO@@
+  %bcont.v = icmp slt i64 %bi.next, %vb
+  br i1 %bcont.v, label %mrow, label %edges
+
+; two rectangles left, element by element: the columns right of the blocks
+; (all rows), then the rows below them (the blocks' columns)
+edges:
+  %right.a = add nsw i64 @@A0@@, %va
+  %below.b = add nsw i64 @@B0@@, %vb
+  br label %rect
+
+rect:
+  %r = phi i1 [ false, %edges ], [ true, %rect.next ]
+  %blo = select i1 %r, i64 %below.b, i64 @@B0@@
+  %alo = select i1 %r, i64 @@A0@@, i64 %right.a
+  %ahi = select i1 %r, i64 %right.a, i64 @@AEND@@
+  %bfill = icmp slt i64 %blo, @@BEND@@
+  %afill = icmp slt i64 %alo, %ahi
+  %fill = and i1 %bfill, %afill
+  br i1 %fill, label %brow, label %rect.next
 
 brow:
-  %b = phi i64 [ @@B0@@, %tile.body ], [ %b.next, %brow.next ]
+  %b = phi i64 [ %blo, %rect ], [ %b.next, %brow.next ]
 @@BROW@@
   br label %acol
 
 acol:
-  %a = phi i64 [ @@A0@@, %brow ], [ %a.next, %acol ]
+  %a = phi i64 [ %alo, %brow ], [ %a.next, %acol ]
 @@ACOL@@
   %a.next = add nuw nsw i64 %a, 1
-  %acont = icmp slt i64 %a.next, @@AEND@@
+  %acont = icmp slt i64 %a.next, %ahi
   br i1 %acont, label %acol, label %brow.next
 
 brow.next:
   %b.next = add nuw nsw i64 %b, 1
   %bcont = icmp slt i64 %b.next, @@BEND@@
-  br i1 %bcont, label %brow, label %tile.next
+  br i1 %bcont, label %brow, label %rect.next
+
+rect.next:
+  br i1 %r, label %tile.next, label %rect
 
 tile.next:
   %tix.next = add nuw nsw i64 %tix, 1
@@ -43,3 +93,4 @@ exit:
 }
 
 @@METADATA@@
+@@DECLARATIONS@@

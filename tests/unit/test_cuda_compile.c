@@ -152,7 +152,7 @@ static int cost_table(void) {
     ixj_ixfun_parse(cases[k][0], &d, NULL);
     ixj_ixfun_parse(cases[k][1], &s, NULL);
     const ixj_ixfun *srcs[1] = {s};
-    plan_request req = {IXJ_OP_COPY, 4, d, 1, srcs, 0, NULL, 0, true};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs, .gpu = true};
     ixj_plan *p = malloc(sizeof *p);
     ixj__plan_build(&req, p, NULL);
     long a = cost(p, CUDA_DIV_MAGIC), b = cost(p, CUDA_DIV_PLAIN), c = cost(p, CUDA_DIV_RUNTIME);

@@ -19,7 +19,7 @@ static jit_llvm *jit;
 static void check_windows(const char *dst_text, const char *src_text) {
   ixj_ixfun *dst = parse_ok(dst_text), *src = parse_ok(src_text);
   const ixj_ixfun *srcs[1] = {src};
-  plan_request req = {IXJ_OP_COPY, 8, dst, 1, srcs, 0, NULL, 0, false};
+  plan_request req = {.op = IXJ_OP_COPY, .elem_size = 8, .dst = dst, .num_srcs = 1, .srcs = srcs};
   ixj_plan *p = malloc(sizeof *p);
   ixj_error err;
   assert_int_equal(ixj__plan_build(&req, p, &err), IXJ_OK);

@@ -139,7 +139,8 @@ static void check_case(ixj_op_kind op, const char *dst_text, int num_srcs, const
   qsort(want, (size_t)n, sizeof *want, by_dst);
   for (int gpu = 0; gpu < 2; gpu++)
     for (int bits = 32; bits <= 64; bits += 32) {
-      plan_request req = {op, 4, dst, num_srcs, (const ixj_ixfun *const *)srcs, axis, NULL, 0, gpu};
+      plan_request req = {.op = op, .elem_size = 4, .dst = dst, .num_srcs = num_srcs,
+                          .srcs = (const ixj_ixfun *const *)srcs, .cat_axis = axis, .gpu = gpu};
       ixj_plan *p = malloc(sizeof *p);
       ixj_error err;
       if (ixj__plan_build(&req, p, &err) != IXJ_OK) fail_msg("%s: %s", dst_text, err.message);
@@ -177,7 +178,11 @@ static void copies(void **state) {
       {"iota 3 5 6 7 9", "iota 9 7 6 5 3 | permute 4 3 2 1 0 | rotate 1 1 1 1 1"},
       {"iota 3 5 4 7 2 3", "iota 3 2 7 4 5 3 | permute 5 4 3 2 1 0 | slice ::-1"},
       {"iota 12 20", "iota 20 12 | permute 1 0 | reshape 12 20"},                 /* a chain */
-      {"iota 4 15", "iota 6 10 | permute 1 0 | reshape 4 15"},
+      {"iota 4 15", "iota 6 10 | permute 1 0 | reshape 4 15"},                   /* a chain that stays one */
+      {"iota 6 20", "iota 10 12 | permute 1 0 | reshape 6 20"},                 /* refined: both sides split */
+      {"iota 6 20", "iota 10 12 | rotate 3 0 | permute 1 0 | reshape 6 20"},    /* refined, a whole rotated dim */
+      {"iota 6 20", "iota 10 12 | rotate 0 5 | permute 1 0 | reshape 6 20"},    /* a rotated dim to split: a chain */
+      {"iota 2 3 20 | permute 2 0 1", "iota 4 30 | permute 1 0 | reshape 20 2 3"}, /* refined into a 3-D permute */
       {"iota 3 20 | slice ::-1", "iota 5 12 | permute 1 0 | rotate 2 1 | reshape 3 20"},
       {"iota 10 12 | permute 1 0", "iota 12 10 | rotate 3 7"},
       {"iota 64 33", "iota 66 64 | slice ::2 | permute 1 0"},
@@ -196,6 +201,7 @@ static void fills(void **state) {
   check_case(IXJ_OP_FILL, "iota 1000", 0, NULL, 0);
   check_case(IXJ_OP_FILL, "iota 30 40 | slice ::-1 ::3", 0, NULL, 0);
   check_case(IXJ_OP_FILL, "iota 6 7 8 | permute 2 0 1 | rotate 1 2 3", 0, NULL, 0);
+  check_case(IXJ_OP_FILL, "iota 10 12 | permute 1 0 | reshape 6 20", 0, NULL, 0); /* a refined chain */
 }
 
 static void cats(void **state) {
@@ -206,6 +212,28 @@ static void cats(void **state) {
   check_case(IXJ_OP_CAT, "iota 9 6 5", 3, three, 0);
   const char *chain[] = {"iota 6 4 | permute 1 0 | reshape 3 8", "iota 3 5"};
   check_case(IXJ_OP_CAT, "iota 3 13", 2, chain, 1);
+}
+
+/* Chains whose factors line up plan as the permutes they are. */
+static void refined_chains(void **state) {
+  (void)state;
+  static const char *cases[][3] = {
+      {"iota 64 128", "iota 128 64 | permute 1 0 | reshape 64 128", "tiled"},
+      {"iota 32 256", "iota 128 64 | permute 1 0 | reshape 32 256", "tiled"},
+      {"iota 32 512 | slice : ::2", "iota 128 64 | permute 1 0 | reshape 32 256", "tiled"},
+      {"iota 6 20", "iota 10 12 | rotate 0 5 | permute 1 0 | reshape 6 20", "general"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    ixj_ixfun *d = parse_ok(cases[k][0]), *s = parse_ok(cases[k][1]);
+    const ixj_ixfun *srcs[1] = {s};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs};
+    ixj_plan p;
+    assert_int_equal(ixj__plan_build(&req, &p, NULL), IXJ_OK);
+    assert_string_equal(ixj__plan_strategy_name(p.strategy), cases[k][2]);
+    assert_int_equal(p.operand[1].num_tail, strcmp(cases[k][2], "tiled") ? 1 : 0);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
 }
 
 /* The evaluator refuses what it cannot run, and the builder's folds hold. */
@@ -230,7 +258,7 @@ static void program_rules(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(copies), cmocka_unit_test(fills), cmocka_unit_test(cats),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(copies), cmocka_unit_test(fills), cmocka_unit_test(cats), cmocka_unit_test(refined_chains),
                                      cmocka_unit_test(program_rules)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
