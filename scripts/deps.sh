@@ -3,8 +3,9 @@
 #   cmake, gcc, make   the build          clang, libclang-rt-14-dev   sanitizer and fuzz presets
 #   libcmocka-dev      unit tests         python3-numpy               the differential tests' oracle
 #   llvm-19-dev        the CPU JIT        libxxhash-dev, libdlpack-dev  signature hashing, tensor interop
+#   libcjson-dev       ixjit bench's JSON libdnnl-dev     ixjit bench's oneDNN peer (optional: built only when found)
 set -eu
-packages="cmake gcc make clang libclang-rt-14-dev libcmocka-dev python3 python3-numpy llvm-19-dev libxxhash-dev libdlpack-dev"
+packages="cmake gcc make clang libclang-rt-14-dev libcmocka-dev python3 python3-numpy llvm-19-dev libxxhash-dev libdlpack-dev libcjson-dev libdnnl-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

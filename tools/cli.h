@@ -18,5 +18,7 @@ int cli_error(int status, const char *fmt, ...)
 /* The contexts' log callback: library warnings on stderr, as
  * "ixjit: warning: ...". */
 void cli_log(void *user, ixj_log_level level, const char *message);
+/* `ixjit bench` (bench_cmd.c): the performance regression bench. */
+int cmd_bench(int argc, char **argv);
 
 #endif

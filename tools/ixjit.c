@@ -45,6 +45,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
   if (!strcmp(cmd, "warm")) return cmd_warm(argc - 2, argv + 2);
   if (!strcmp(cmd, "cache")) return cmd_cache(argc - 2, argv + 2);
+  if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) return usage(stdout, CLI_OK);
   if (!strcmp(cmd, "--version")) {
     puts("ixjit " IXJIT_VERSION_STRING);

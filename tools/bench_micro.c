@@ -1,0 +1,200 @@
+/* Micro-benchmarks folded in from bench_cache and bench_divmod:
+ *   the kernel cache: a compile (LLVM, O3), a load from the disk cache in a
+ *   new context, and a whole one-element copy on a memory hit (what a
+ *   dispatcher pays per call);
+ *   division: hardware 32-bit division by a divisor the compiler cannot see
+ *   against the sequence ixjit chooses for the exact bound, same dividends.
+ * The disk cache lives in a directory made here with mkdtemp; only that
+ * directory and the entries in it are ever removed. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "ixjit/cache.h"
+#include "timing.h"
+
+#define KERNELS 15
+#define HIT_CALLS 2000
+#define DIV_N (1u << 20)
+
+static bench_result *micro_result(bench_run *run, const char *case_name, const char *method, const char *unit) {
+  bench_result *r = bench_run_add(run);
+  if (!r) return NULL;
+  snprintf(r->case_name, sizeof r->case_name, "%s", case_name);
+  snprintf(r->method, sizeof r->method, "%s", method);
+  snprintf(r->unit, sizeof r->unit, "%s", unit);
+  r->threads = 1;
+  r->iterations = 1;
+  r->compile_ms = -1;
+  bench_result_name(r);
+  return r;
+}
+
+/* Kernel k: a reversing transposed copy of a (k+8) x 9 int32 array. */
+static ixj_status copy_k(ixj_context *ctx, int k, ixj_call_info *info, ixj_error *err) {
+  static int32_t src[4096], dst[4096];
+  char d[64], s[64];
+  snprintf(d, sizeof d, "iota %d 9", k + 8);
+  snprintf(s, sizeof s, "iota 9 %d | permute 1 0 | slice ::-1", k + 8);
+  ixj_ixfun *fd = NULL, *fs = NULL;
+  ixj_status st = ixj_ixfun_parse(d, &fd, err);
+  if (st == IXJ_OK) st = ixj_ixfun_parse(s, &fs, err);
+  if (st == IXJ_OK) {
+    ixj_operand od = {dst, sizeof dst, fd}, os = {src, sizeof src, fs};
+    st = ixj_copy(ctx, &od, &os, 4, info, err);
+  }
+  ixj_ixfun_free(fd);
+  ixj_ixfun_free(fs);
+  return st;
+}
+
+static bool cache_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
+  const char *tmp = getenv("TMPDIR");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/ixjit-bench-cache-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
+    snprintf(msg, msg_size, "mkdtemp %s: %s", dir, strerror(errno));
+    return false;
+  }
+  bool ok = false;
+  ixj_context *a = NULL, *b = NULL;
+  ixj_call_info info;
+  ixj_error err = {0};
+  ixj_context_options o = {.num_threads = 1, .disk_cache = 1, .cache_dir = dir};
+  bench_result *compile = micro_result(run, "cache", "compile", "ms");
+  bench_result *load = micro_result(run, "cache", "disk_load", "ms");
+  bench_result *hit = micro_result(run, "cache", "memory_hit", "us");
+  if (!compile || !load || !hit) {
+    snprintf(msg, msg_size, "out of memory");
+    goto done;
+  }
+  if (ixj_context_create(&o, &a, &err) != IXJ_OK) goto fail;
+  for (int k = 0; k < KERNELS; k++) {
+    if (copy_k(a, k, &info, &err) != IXJ_OK) goto fail;
+    if (info.cache_hit || info.disk_hit) {
+      snprintf(msg, msg_size, "cache: kernel %d was not compiled (the fresh directory %s had it?)", k, dir);
+      goto done;
+    }
+    compile->sec[compile->reps++] = info.compile_ms * 1e-3;
+  }
+  ixj_context_destroy(a);
+  a = NULL;
+  if (ixj_context_create(&o, &b, &err) != IXJ_OK) goto fail; /* memory empty, disk warm */
+  for (int k = 0; k < KERNELS; k++) {
+    if (copy_k(b, k, &info, &err) != IXJ_OK) goto fail;
+    if (!info.disk_hit) {
+      snprintf(msg, msg_size, "cache: kernel %d was not loaded from the disk cache in %s", k, dir);
+      goto done;
+    }
+    load->sec[load->reps++] = info.compile_ms * 1e-3;
+  }
+  int32_t x = 1, y = 0;
+  ixj_ixfun *f;
+  if (ixj_ixfun_parse("iota 1 | rotate 0", &f, &err) != IXJ_OK) goto fail;
+  ixj_operand od = {&y, sizeof y, f}, os = {&x, sizeof x, f};
+  ixj_copy(b, &od, &os, 4, NULL, NULL);
+  hit->iterations = HIT_CALLS;
+  for (int r = 0; r < reps; r++) {
+    double t0 = now_ms();
+    for (int k = 0; k < HIT_CALLS; k++) ixj_copy(b, &od, &os, 4, NULL, NULL);
+    hit->sec[hit->reps++] = (now_ms() - t0) * 1e-3 / HIT_CALLS;
+  }
+  ixj_ixfun_free(f);
+  ok = true;
+  goto done;
+fail:
+  snprintf(msg, msg_size, "cache: %s", err.message);
+done:
+  ixj_context_destroy(a);
+  ixj_context_destroy(b);
+  ixj_cache_clear(dir, NULL, NULL); /* the entries of our own directory */
+  if (rmdir(dir) != 0 && ok) {
+    snprintf(msg, msg_size, "cannot remove %s: %s", dir, strerror(errno));
+    ok = false;
+  }
+  return ok;
+}
+
+static uint64_t sink;
+
+/* The chosen sequence as emitted code runs it: multiplier and shift in
+ * registers, the form fixed outside the loop. */
+static uint64_t magic_sum(const ixj_divider *dv, const uint32_t *n) {
+  volatile uint64_t mv = dv->multiplier;
+  volatile unsigned kv = dv->shift;
+  const uint64_t m = mv;
+  const unsigned k = kv, s = k - 32;
+  uint64_t acc = 0;
+  switch (dv->form) {
+  case IXJ_DIV_SHIFT:
+    for (uint32_t i = 0; i < DIV_N; i++) acc += k >= 32 ? 0 : n[i] >> k;
+    break;
+  case IXJ_DIV_MUL:
+    for (uint32_t i = 0; i < DIV_N; i++) acc += ((uint64_t)n[i] * m) >> k;
+    break;
+  case IXJ_DIV_MUL_INC:
+    for (uint32_t i = 0; i < DIV_N; i++) acc += ((uint64_t)(n[i] + 1u) * m) >> k;
+    break;
+  case IXJ_DIV_FIXUP:
+    for (uint32_t i = 0; i < DIV_N; i++) {
+      uint32_t t = (uint32_t)(((uint64_t)n[i] * m) >> 32);
+      acc += (t + ((n[i] - t) >> 1)) >> (s - 1);
+    }
+    break;
+  }
+  return acc;
+}
+
+static bool divmod_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
+  static const uint64_t cases[][2] = {{7, 100000000}, {7, 4294967295u}, {12, 1u << 20}, {641, 2147483647u}, {1000, 4294967294u}};
+  uint32_t *n32 = malloc(DIV_N * sizeof *n32);
+  if (!n32) {
+    snprintf(msg, msg_size, "out of memory");
+    return false;
+  }
+  bool ok = true;
+  for (size_t c = 0; ok && c < sizeof cases / sizeof *cases; c++) {
+    volatile uint64_t dvol = cases[c][0];
+    uint32_t d = (uint32_t)dvol;
+    ixj_divider dv;
+    ixj_error err;
+    if (ixj_divider_make(cases[c][0], cases[c][1], 32, &dv, &err) != IXJ_OK) {
+      snprintf(msg, msg_size, "divmod: %s", err.message);
+      ok = false;
+      break;
+    }
+    char name[BENCH_NAME_SIZE];
+    snprintf(name, sizeof name, "divmod_d%llu_n%llu_%s", (unsigned long long)cases[c][0],
+             (unsigned long long)cases[c][1], ixj_div_form_name(dv.form));
+    bench_result *hw = micro_result(run, name, "hw_div", "ns"), *mg = micro_result(run, name, "magic", "ns");
+    if (!hw || !mg) {
+      snprintf(msg, msg_size, "out of memory");
+      ok = false;
+      break;
+    }
+    hw->iterations = mg->iterations = DIV_N;
+    srand(1);
+    for (uint32_t k = 0; k < DIV_N; k++) n32[k] = (uint32_t)(((uint64_t)rand() << 16 ^ (uint64_t)rand()) % (cases[c][1] + 1));
+    for (int r = 0; r < reps; r++) { /* interleaved: hardware, then the sequence, per repetition */
+      uint64_t acc = 0;
+      double t0 = now_ms();
+      for (uint32_t k = 0; k < DIV_N; k++) acc += n32[k] / d;
+      double t1 = now_ms();
+      acc -= magic_sum(&dv, n32);
+      double t2 = now_ms();
+      sink += acc;
+      hw->sec[hw->reps++] = (t1 - t0) * 1e-3 / DIV_N;
+      mg->sec[mg->reps++] = (t2 - t1) * 1e-3 / DIV_N;
+    }
+  }
+  free(n32);
+  if (sink == 12345) fputc('\n', stderr); /* keeps the sums alive */
+  return ok;
+}
+
+bool bench_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
+  if (reps > BENCH_MAX_REPS) reps = BENCH_MAX_REPS;
+  return cache_micro(reps, run, msg, msg_size) && divmod_micro(reps, run, msg, msg_size);
+}
