@@ -209,6 +209,33 @@ oom:
   return false;
 }
 
+/* ixjit's destination against the generic kernel's, once per case: a bench
+ * that times wrong results would mislead. */
+static bool verify(state *s, per_threads *pt, char *msg, size_t msg_size) {
+  size_t n = s->dst.size_bytes;
+  unsigned char *want = malloc(n ? n : 1);
+  if (!want) {
+    snprintf(msg, msg_size, "out of memory");
+    return false;
+  }
+  memset(s->dst.data, 0, n);
+  bench_generic_run(s->generic, pt->team);
+  memcpy(want, s->dst.data, n);
+  memset(s->dst.data, 0, n);
+  ixj_call_info info;
+  bool ok = call_ixjit(s, pt, &info, msg, msg_size);
+  if (ok) {
+    size_t k = 0;
+    while (k < n && ((unsigned char *)s->dst.data)[k] == want[k]) k++;
+    if (k < n) {
+      snprintf(msg, msg_size, "ixjit's result differs from the generic kernel's at destination byte %zu", k);
+      ok = false;
+    }
+  }
+  free(want);
+  return ok;
+}
+
 bool bench_measure_case(const bench_case *c, const bench_options *o, bench_run *run, char *msg, size_t msg_size) {
   state s = {.c = c, .peers = o->peers};
   bool ok = false;
@@ -278,6 +305,7 @@ bool bench_measure_case(const bench_case *c, const bench_options *o, bench_run *
     if (sl->iterations > 10000000) sl->iterations = 10000000;
     r->iterations = sl->iterations;
   }
+  if (!verify(&s, slots[0].pt, msg, msg_size)) goto done; /* after the warm-up: no compile in it */
   /* The repetitions, interleaved. */
   for (int rep = 0; rep < o->reps; rep++)
     for (int k = 0; k < n; k++) {
