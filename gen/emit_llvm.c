@@ -32,6 +32,8 @@ enum {
 typedef struct emitter {
   const ixj_plan *p;
   lower lw;
+  bool part;                        /* a part of a module: internal, its metadata and declarations left out */
+  char declare[160];                /* the declaration the kernel needs (a part's: the module adds it) */
   const char *it;                   /* "i32" or "i64" */
   char elem[32];                    /* the moved type: iN or <L x iN> */
   char scalar[8];                   /* iN */
@@ -129,9 +131,10 @@ static void flush(emitter *e, text *t) {
 
 static void emit_setup_pointers(emitter *e, text *t) {
   for (int o = 0; o < e->p->num_operands; o++) {
-    ixj__text_put(t, "  %%pp.%d = getelementptr ptr, ptr %%ptrs, i64 %d\n", o, o);
+    int arg = e->p->operand[o].arg;
+    ixj__text_put(t, "  %%pp.%d = getelementptr ptr, ptr %%ptrs, i64 %d\n", o, arg);
     ixj__text_put(t, "  %%p.%d = load ptr, ptr %%pp.%d\n", o, o);
-    ixj__text_put(t, "  %%po.%d = getelementptr i64, ptr %%offs, i64 %d\n", o, o);
+    ixj__text_put(t, "  %%po.%d = getelementptr i64, ptr %%offs, i64 %d\n", o, arg);
     ixj__text_put(t, "  %%off.%d = load i64, ptr %%po.%d\n", o, o);
     ixj__text_put(t, "  %%bp.%d = getelementptr %s, ptr %%p.%d, i64 %%off.%d\n", o, e->scalar, o, o);
   }
@@ -289,7 +292,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
 
   ixj_status st = ixj__lower_status(&e->lw, err);
   char *md = NULL;
-  if (st == IXJ_OK) st = fill_metadata(&md, err);
+  if (st == IXJ_OK && !e->part) st = fill_metadata(&md, err);
   if (st == IXJ_OK && any_oom(part, EW_PARTS)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
   if (st == IXJ_OK) {
     char extent[32], step[16];
@@ -299,7 +302,8 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
                         "IT", e->it, "ISTART64", e->lw.index == IPROG_U32 ? "zext i32 %istart to i64" : "add i64 %istart, 0",
                         "ALLOCAS", body(&part[EW_ALLOCAS]), "SETUP", body(&part[EW_SETUP]),
                         "INNER_EXTENT", extent, "ROW_SETUP", body(&part[EW_ROW]), "INNER", body(&part[EW_INNER]),
-                        "STEP", step, "CARRY", body(&part[EW_CARRY]), "EXIT", exit_code(p), "METADATA", md};
+                        "STEP", step, "CARRY", body(&part[EW_CARRY]), "EXIT", exit_code(p), "METADATA", md ? md : "",
+                        "LINKAGE", e->part ? "internal " : ""};
     st = ixj__template_fill(ixj__template_elementwise, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }
   free(md);
@@ -449,10 +453,10 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
    * by masked stores; wider gaps take the element loops only (the tiles still
    * read the source along its unit dim) */
   bool vectors = dst->stride[qa] >= 1 && dst->stride[qa] <= MAX_MASKED_PITCH;
-  char declare[160] = "";
+  char *declare = e->declare;
   if (vectors && dst->stride[qa] > 1) {
     int unit = p->elem_size > 8 ? 8 : (int)p->elem_size, lanes = v * ((int)p->elem_size / unit);
-    snprintf(declare, sizeof declare, "declare void @llvm.masked.store.v%di%d.p0(<%d x i%d>, ptr, i32, <%d x i1>)", lanes,
+    snprintf(declare, sizeof e->declare, "declare void @llvm.masked.store.v%di%d.p0(<%d x i%d>, ptr, i32, <%d x i1>)", lanes,
              unit * 8, lanes, unit * 8, lanes);
   }
   if (vectors) emit_micro_transpose(e, &part[TL_MICRO], group, src_row, dst_row);
@@ -469,7 +473,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
 
   ixj_status st = ixj__lower_status(&e->lw, err);
   char *md = NULL;
-  if (st == IXJ_OK) st = fill_metadata(&md, err);
+  if (st == IXJ_OK && !e->part) st = fill_metadata(&md, err);
   if (st == IXJ_OK && any_oom(part, TL_PARTS)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
   if (st == IXJ_OK) {
     char tile_s[16], micro_s[16], step_s[16];
@@ -480,12 +484,12 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     /* 512-bit vectors stay whole even where LLVM's tuning prefers 256 bits */
     const char *attributes = p->vector_bytes == 64 ? "\"min-legal-vector-width\"=\"512\"" : "";
     const char *kv[] = {"TILE", tile_s, "MICRO", micro_s, "STEP_A", step_s, "VECTORS", vectors ? "true" : "false",
-                        "DECLARATIONS", declare,
+                        "DECLARATIONS", e->part ? "" : declare,
                         "ATTRIBUTES", attributes, "SIGNATURE", signature,
                         "NAME", kname, "SETUP", body(&part[TL_SETUP]), "MICRO_BLOCK", body(&part[TL_MICRO]),
                         "TILE_SETUP", body(&part[TL_TILE]), "B0", b0.s, "A0", a0.s, "BEND", bend.s, "AEND", aend.s,
                         "BROW", body(&part[TL_BROW]), "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
-                        "METADATA", md};
+                        "METADATA", md ? md : "", "LINKAGE", e->part ? "internal " : ""};
     st = ixj__template_fill(ixj__template_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }
   free(md);
@@ -493,7 +497,10 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   return st;
 }
 
-ixj_status ixj__emit_llvm(const ixj_plan *p, const char *kname, const char *signature, char **out, ixj_error *err) {
+/* One kernel function; part: internal, without the module's metadata and
+ * declarations (*declare gets the one it needs, or ""). */
+static ixj_status emit_kernel(const ixj_plan *p, const char *kname, const char *signature, bool part, char *declare,
+                              char **out, ixj_error *err) {
   *out = NULL;
   if (p->strategy == PLAN_EMPTY || p->strategy == PLAN_MEMCPY)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "a %s plan has no kernel", ixj__plan_strategy_name(p->strategy));
@@ -501,6 +508,7 @@ ixj_status ixj__emit_llvm(const ixj_plan *p, const char *kname, const char *sign
   emitter *e = calloc(1, sizeof *e);
   if (!e) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   e->p = p;
+  e->part = part;
   ixj__lower_init(&e->lw, p, LOWER_DIV_MAGIC);
   e->it = e->lw.index == IPROG_U32 ? "i32" : "i64";
   snprintf(e->scalar, sizeof e->scalar, "i%zu", p->elem_size * 8);
@@ -508,7 +516,94 @@ ixj_status ixj__emit_llvm(const ixj_plan *p, const char *kname, const char *sign
   else snprintf(e->elem, sizeof e->elem, "%s", e->scalar);
   ixj_status st = p->strategy == PLAN_TILED ? emit_tiled(e, kname, signature, out, err)
                                             : emit_elementwise(e, kname, signature, out, err);
+  if (declare) snprintf(declare, sizeof e->declare, "%s", e->declare);
   ixj__lower_dispose(&e->lw);
   free(e);
   return st;
+}
+
+/* ---- cat as parts ----------------------------------------------------------- */
+
+/* The module of a CAT_PARTS plan: each part's kernel (internal), then the
+ * entry, which hands each part the units of [begin, end) that are its own
+ * (virtual units scaled back to tiles, clipped to the part's work), and moves
+ * memcpy parts itself. */
+static ixj_status emit_parts(const ixj_plan *p, const char *kname, const char *signature, char **out, ixj_error *err) {
+  text mod = {0}, entry = {0}, decls = {0};
+  ixj_plan *sub = malloc(sizeof *sub);
+  ixj_status st = sub ? IXJ_OK : ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  bool memcpy_used = false;
+  ixj__text_put(&mod, "; ixjit cat kernel: %d parts, one copy plan per input\n; signature: %s\n", p->num_parts, signature);
+  ixj__text_put(&entry, "define void @%s(ptr %%ptrs, ptr %%offs, i64 %%begin, i64 %%end) nounwind {\nentry:\n  br label %%part.0\n",
+                kname);
+  for (int k = 0; k < p->num_parts && st == IXJ_OK; k++) {
+    const plan_part *x = &p->part[k];
+    st = ixj__plan_part(p, k, sub, err);
+    if (st != IXJ_OK) break;
+    if (!x->memcpy) {
+      char pname[96], declare[160];
+      char *code = NULL;
+      snprintf(pname, sizeof pname, "%s.p%d", kname, k);
+      st = emit_kernel(sub, pname, signature, true, declare, &code, err);
+      if (st == IXJ_OK) ixj__text_put(&mod, "\n%s", code);
+      if (st == IXJ_OK && *declare && (!decls.buf || !strstr(decls.buf, declare))) ixj__text_put(&decls, "%s\n", declare);
+      free(code);
+    }
+    unsigned long long lo = x->start, hi = x->start + x->units, work = x->work_units, round = (1ull << x->shift) - 1;
+    text *t = &entry;
+    ixj__text_put(t, "part.%d:\n", k);
+    ixj__text_put(t, "  %%lo.%d = icmp sgt i64 %%begin, %llu\n  %%b.%d = select i1 %%lo.%d, i64 %%begin, i64 %llu\n", k, lo, k, k, lo);
+    ixj__text_put(t, "  %%hi.%d = icmp slt i64 %%end, %llu\n  %%e.%d = select i1 %%hi.%d, i64 %%end, i64 %llu\n", k, hi, k, k, hi);
+    ixj__text_put(t, "  %%any.%d = icmp slt i64 %%b.%d, %%e.%d\n  br i1 %%any.%d, label %%run.%d, label %%part.%d\n", k, k, k, k, k,
+                  k + 1);
+    ixj__text_put(t, "run.%d:\n", k);
+    for (int side = 0; side < 2; side++) { /* the part's own first and last-plus-one work unit */
+      const char *v = side ? "e" : "b", *u = side ? "y" : "x";
+      ixj__text_put(t, "  %%%s.%d.l = sub i64 %%%s.%d, %llu\n", u, k, v, k, lo);
+      ixj__text_put(t, "  %%%s.%d.r = add i64 %%%s.%d.l, %llu\n  %%%s.%d.s = lshr i64 %%%s.%d.r, %d\n", u, k, u, k, round, u, k, u,
+                    k, x->shift);
+      ixj__text_put(t, "  %%%s.%d.in = icmp ult i64 %%%s.%d.s, %llu\n  %%%s.%d = select i1 %%%s.%d.in, i64 %%%s.%d.s, i64 %llu\n", u,
+                    k, u, k, work, u, k, u, k, u, k, work);
+    }
+    if (x->memcpy) { /* one contiguous range on both sides */
+      memcpy_used = true;
+      size_t es = p->elem_size;
+      ixj__text_put(t, "  %%dp.%d = load ptr, ptr %%ptrs\n  %%do.%d = load i64, ptr %%offs\n", k, k);
+      ixj__text_put(t, "  %%sq.%d = getelementptr ptr, ptr %%ptrs, i64 %d\n  %%sp.%d = load ptr, ptr %%sq.%d\n", k, x->input, k, k);
+      ixj__text_put(t, "  %%sr.%d = getelementptr i64, ptr %%offs, i64 %d\n  %%so.%d = load i64, ptr %%sr.%d\n", k, x->input, k, k);
+      ixj__text_put(t, "  %%dx.%d = add i64 %%do.%d, %lld\n  %%da.%d = add i64 %%dx.%d, %%x.%d\n", k, k,
+                    (long long)sub->operand[0].head_offset, k, k, k);
+      ixj__text_put(t, "  %%sa.%d = add i64 %%so.%d, %%x.%d\n", k, k, k);
+      ixj__text_put(t, "  %%dg.%d = getelementptr i%zu, ptr %%dp.%d, i64 %%da.%d\n", k, es * 8, k, k);
+      ixj__text_put(t, "  %%sg.%d = getelementptr i%zu, ptr %%sp.%d, i64 %%sa.%d\n", k, es * 8, k, k);
+      ixj__text_put(t, "  %%n.%d = sub i64 %%y.%d, %%x.%d\n  %%nb.%d = mul i64 %%n.%d, %zu\n", k, k, k, k, k, es);
+      ixj__text_put(t, "  call void @llvm.memcpy.p0.p0.i64(ptr %%dg.%d, ptr %%sg.%d, i64 %%nb.%d, i1 false)\n", k, k, k);
+    } else {
+      ixj__text_put(t, "  call void @%s.p%d(ptr %%ptrs, ptr %%offs, i64 %%x.%d, i64 %%y.%d)\n", kname, k, k, k);
+    }
+    ixj__text_put(t, "  br label %%part.%d\n", k + 1);
+  }
+  ixj__text_put(&entry, "part.%d:\n  ret void\n}\n", p->num_parts);
+  char *md = NULL;
+  if (st == IXJ_OK) st = fill_metadata(&md, err);
+  if (st == IXJ_OK) {
+    ixj__text_put(&mod, "\n%s\n%s\n%s", entry.buf ? entry.buf : "", md, decls.buf ? decls.buf : "");
+    if (memcpy_used) ixj__text_put(&mod, "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n");
+  }
+  if (st == IXJ_OK && (mod.oom || entry.oom || decls.oom)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
+  if (st == IXJ_OK) *out = mod.buf;
+  else free(mod.buf);
+  free(md);
+  free(entry.buf);
+  free(decls.buf);
+  free(sub);
+  return st;
+}
+
+ixj_status ixj__emit_llvm(const ixj_plan *p, const char *kname, const char *signature, char **out, ixj_error *err) {
+  if (p->strategy == PLAN_CAT_PARTS) {
+    *out = NULL;
+    return emit_parts(p, kname, signature, out, err);
+  }
+  return emit_kernel(p, kname, signature, false, NULL, out, err);
 }

@@ -5,6 +5,7 @@
 #include "plan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checked.h"
@@ -18,6 +19,7 @@ const char *ixj__plan_strategy_name(plan_strategy s) {
   case PLAN_INNER_CONTIGUOUS: return "inner_contiguous";
   case PLAN_TILED: return "tiled";
   case PLAN_GENERAL: return "general";
+  case PLAN_CAT_PARTS: return "cat_parts";
   }
   return "?";
 }
@@ -128,7 +130,7 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
    * (blocks store whole lines, which is what streaming stores need) */
   const plan_operand *dst = &p->operand[0];
   uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
-  uint64_t start = (uint64_t)base + (uint64_t)dst->runtime_offset * p->elem_size;
+  uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
   int64_t pitch = dst->stride[p->rank - 2] * e;
   p->dst_aligned = dst->stride[p->rank - 1] == 1 && start % 64 == 0 && pitch % 64 == 0;
 }
@@ -155,7 +157,7 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
     for (int o = 0; o < p->num_operands && ok; o++) {
       if (!has_dims(p, o)) continue;
       uintptr_t base = req->pointers && req->pointers[o] ? (uintptr_t)req->pointers[o] : 0;
-      uint64_t start = (uint64_t)base + (uint64_t)p->operand[o].runtime_offset * p->elem_size;
+      uint64_t start = (uint64_t)base + (uint64_t)(p->operand[o].runtime_offset + p->operand[o].head_offset) * p->elem_size;
       ok = start % (uint64_t)vector_bytes == 0;
       for (int j = 0; j < last && ok; j++) ok = p->operand[o].stride[j] % lanes == 0;
     }
@@ -185,6 +187,118 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
   }
 }
 
+/* Strategy, index width, streaming and work units of a plan whose dims are
+ * final. */
+static void finish(ixj_plan *p, const plan_request *req) {
+  if (p->rank == 0) { /* one point: a loop of one */
+    p->rank = 1;
+    p->shape[0] = 1;
+    for (int o = 0; o < p->num_operands; o++) p->operand[o].stride[0] = p->operand[o].rotate[0] = 0;
+  }
+  choose_strategy(p, req);
+  /* 32-bit index arithmetic when every dividend fits comfortably */
+  bool narrow = p->count <= INT32_MAX;
+  for (int o = 0; o < p->num_operands; o++)
+    for (int m = 0; m < p->operand[o].num_tail; m++) narrow = narrow && ixj__lmad_count(&p->operand[o].tail[m]) <= INT32_MAX;
+  p->index_bits = narrow ? 32 : 64;
+  if (!req->gpu && req->last_level_cache && (uint64_t)p->count * p->elem_size > req->last_level_cache)
+    p->nontemporal = 1;
+  /* tiles stream only whole lines: rows on line boundaries */
+  if (p->strategy == PLAN_TILED && !p->dst_aligned) p->nontemporal = 0;
+  p->work_units = (uint64_t)p->count;
+  if (p->strategy == PLAN_TILED) {
+    uint64_t outer = (uint64_t)p->count / (uint64_t)(p->shape[p->rank - 1] * p->shape[p->rank - 2]);
+    uint64_t tb = (uint64_t)(p->shape[p->rank - 2] + p->tile - 1) / (uint64_t)p->tile;
+    uint64_t ta = (uint64_t)(p->shape[p->rank - 1] + p->tile - 1) / (uint64_t)p->tile;
+    p->work_units = outer * tb * ta;
+  }
+}
+
+/* Part k's copy plan: the destination restricted to the input's slice along
+ * the axis (its offset baked in), the input as the source, planned like any
+ * copy. pointers: the part's two (NULL: as recorded in cat->part). */
+static void build_part(const ixj_plan *cat, int k, const plan_request *req, const void *const *pointers, ixj_plan *p) {
+  const plan_operand *src = &cat->operand[cat->part[k].input];
+  memset(p, 0, sizeof *p);
+  p->op = IXJ_OP_COPY;
+  p->elem_size = cat->elem_size;
+  p->vector_elems = 1;
+  p->cat_axis = -1;
+  p->rank = cat->rank;
+  memcpy(p->shape, cat->shape, sizeof p->shape);
+  p->shape[cat->cat_axis] = src->cat_extent;
+  p->count = 1;
+  for (int j = 0; j < p->rank; j++) p->count *= p->shape[j];
+  p->num_operands = 2;
+  p->operand[0] = cat->operand[0];
+  p->operand[0].head_offset = src->cat_start * cat->operand[0].stride[cat->cat_axis];
+  p->operand[1] = *src;
+  p->operand[1].cat_start = p->operand[1].cat_extent = 0;
+  plan_request r = *req;
+  r.op = IXJ_OP_COPY;
+  r.pointers = pointers;
+  ixj__plan_refine_chains(p);
+  normalize_copy(p);
+  finish(p, &r);
+}
+
+/* A CPU cat as one copy plan per input (contiguous rows stay memcpy-class, a
+ * transposed input takes the tiled path), all in one launch: its work units
+ * are the parts' in order, each part padded to the largest vector width so
+ * that every part's chunks start on whole vectors. False (and the plan stays
+ * elementwise) when the destination cannot be sliced: a chain, or a rotation
+ * along the axis. */
+static bool plan_parts(ixj_plan *p, const plan_request *req) {
+  const plan_operand *dst = &p->operand[0];
+  if (dst->num_tail || dst->rotate[p->cat_axis]) return false;
+  ixj_plan *sub = malloc(sizeof *sub);
+  if (!sub) return false; /* the elementwise plan needs no memory */
+  int n = 0, align = 1;
+  for (int o = 1; o < p->num_operands; o++) {
+    if (p->operand[o].cat_extent == 0) continue;
+    const void *ptrs[2] = {req->pointers ? req->pointers[0] : NULL, req->pointers ? req->pointers[o] : NULL};
+    p->part[n].input = o;
+    build_part(p, n, req, req->pointers ? ptrs : NULL, sub);
+    plan_part *part = &p->part[n++];
+    part->vector_elems = sub->vector_elems;
+    part->dst_aligned = sub->dst_aligned;
+    part->nontemporal = sub->nontemporal;
+    part->memcpy = sub->strategy == PLAN_MEMCPY;
+    part->work_units = sub->work_units;
+    part->shift = 0;
+    if (sub->strategy == PLAN_TILED)
+      while ((1 << part->shift) < sub->tile * sub->tile) part->shift++;
+    if (sub->vector_elems > align) align = sub->vector_elems;
+  }
+  free(sub);
+  uint64_t at = 0;
+  for (int k = 0; k < n; k++) {
+    p->part[k].start = at;
+    uint64_t virtual_units = p->part[k].work_units << p->part[k].shift;
+    p->part[k].units = (virtual_units + (uint64_t)align - 1) / (uint64_t)align * (uint64_t)align;
+    at += p->part[k].units;
+  }
+  p->num_parts = n;
+  p->part_vector_bytes = req->cpu_vector_bytes;
+  p->strategy = PLAN_CAT_PARTS;
+  p->vector_elems = align; /* the dispatcher's chunk alignment */
+  p->index_bits = 64;
+  p->work_units = at;
+  return true;
+}
+
+ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *err) {
+  IXJ_ASSERT(err, cat->strategy == PLAN_CAT_PARTS && k >= 0 && k < cat->num_parts);
+  plan_request r = {.op = IXJ_OP_COPY, .elem_size = cat->elem_size, .cpu_vector_bytes = cat->part_vector_bytes};
+  build_part(cat, k, &r, NULL, out);
+  /* what the pointers and the cache size decided, as recorded */
+  out->vector_elems = cat->part[k].vector_elems;
+  out->dst_aligned = cat->part[k].dst_aligned;
+  out->nontemporal = cat->part[k].nontemporal;
+  IXJ_ASSERT(err, out->work_units == cat->part[k].work_units && (out->strategy == PLAN_MEMCPY) == (cat->part[k].memcpy != 0));
+  return IXJ_OK;
+}
+
 ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err) {
   const ixj_ixfun *dst = req->dst;
   memset(p, 0, sizeof *p);
@@ -212,38 +326,19 @@ ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err)
       }
     }
   }
+  for (int o = 0; o < p->num_operands; o++) p->operand[o].arg = o;
   if (p->count == 0) {
     p->strategy = PLAN_EMPTY;
     return IXJ_OK;
   }
   if (req->op == IXJ_OP_CAT) {
     p->cat_axis = req->cat_axis;
+    if (!req->gpu && plan_parts(p, req)) return IXJ_OK;
   } else {
     ixj__plan_refine_chains(p); /* a chain whose factors line up plans like the permute it is */
     normalize_copy(p);
   }
-  if (p->rank == 0) { /* one point: a loop of one */
-    p->rank = 1;
-    p->shape[0] = 1;
-    for (int o = 0; o < p->num_operands; o++) p->operand[o].stride[0] = p->operand[o].rotate[0] = 0;
-  }
-  choose_strategy(p, req);
-  /* 32-bit index arithmetic when every dividend fits comfortably */
-  bool narrow = p->count <= INT32_MAX;
-  for (int o = 0; o < p->num_operands; o++)
-    for (int m = 0; m < p->operand[o].num_tail; m++) narrow = narrow && ixj__lmad_count(&p->operand[o].tail[m]) <= INT32_MAX;
-  p->index_bits = narrow ? 32 : 64;
-  if (!req->gpu && req->last_level_cache && (uint64_t)p->count * p->elem_size > req->last_level_cache)
-    p->nontemporal = 1;
-  /* tiles stream only whole lines: rows on line boundaries */
-  if (p->strategy == PLAN_TILED && !p->dst_aligned) p->nontemporal = 0;
-  p->work_units = (uint64_t)p->count;
-  if (p->strategy == PLAN_TILED) {
-    uint64_t outer = (uint64_t)p->count / (uint64_t)(p->shape[p->rank - 1] * p->shape[p->rank - 2]);
-    uint64_t tb = (uint64_t)(p->shape[p->rank - 2] + p->tile - 1) / (uint64_t)p->tile;
-    uint64_t ta = (uint64_t)(p->shape[p->rank - 1] + p->tile - 1) / (uint64_t)p->tile;
-    p->work_units = outer * tb * ta;
-  }
+  finish(p, req);
   return IXJ_OK;
 }
 
@@ -262,6 +357,12 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
           p->nontemporal, p->tile, p->micro);
   ixj__textbuf_put(&b, " aligned=%d axis=%d", p->dst_aligned, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
+  if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
+  for (int k = 0; k < p->num_parts; k++) {
+    const plan_part *x = &p->part[k];
+    ixj__textbuf_put(&b, " part{input=%d vec=%d aligned=%d nt=%d memcpy=%d shift=%d units=%llu}", x->input,
+                     x->vector_elems, x->dst_aligned, x->nontemporal, x->memcpy, x->shift, (unsigned long long)x->units);
+  }
   for (int o = 0; o < p->num_operands; o++) {
     const plan_operand *x = &p->operand[o];
     ixj__textbuf_put(&b, " | operand %d:", o);

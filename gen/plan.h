@@ -17,7 +17,8 @@ typedef enum plan_strategy {
   PLAN_MEMCPY,           /* one contiguous range on both sides: memcpy, no kernel */
   PLAN_INNER_CONTIGUOUS, /* unit stride innermost on every operand */
   PLAN_TILED,            /* transpose-like: the unit-stride dims differ, blocked loops */
-  PLAN_GENERAL           /* anything else (rotations, chains, odd strides) */
+  PLAN_GENERAL,          /* anything else (rotations, chains, odd strides) */
+  PLAN_CAT_PARTS         /* CPU cat: each input its own copy plan into its slice, one launch */
 } plan_strategy;
 
 /* One operand over the iteration space. The head LMAD's dims are in
@@ -31,9 +32,25 @@ typedef struct plan_operand {
   int num_tail;                 /* LMADs after the head */
   const ixj_lmad *tail;
   int64_t runtime_offset;       /* the memory-side LMAD's offset, passed at run time */
+  int arg;                      /* the kernel argument (pointer and offset) it reads: its place in the call */
   int64_t cat_start;            /* cat inputs: first index along the axis */
   int64_t cat_extent;           /* cat inputs: own extent along the axis */
 } plan_operand;
+
+/* A part of a CAT_PARTS plan: the copy of one input into its slice of the
+ * destination. Its plan is rebuilt from the cat plan (ixj__plan_part); what
+ * depended on the pointers is kept here. Work is counted in virtual units
+ * [start, start + units): points, or for a tiled part 2^shift per tile. */
+typedef struct plan_part {
+  int input;        /* the operand (1..) it copies */
+  int vector_elems; /* as planned with the pointers */
+  int dst_aligned;
+  int nontemporal;
+  int memcpy;       /* a contiguous slice from a contiguous input: no kernel, a memcpy of points */
+  int shift;        /* log2 of virtual units per work unit of the part */
+  uint64_t start, units;
+  uint64_t work_units; /* the part's own work units */
+} plan_part;
 
 typedef struct ixj_plan {
   ixj_op_kind op;
@@ -53,6 +70,9 @@ typedef struct ixj_plan {
   int num_operands; /* dst first; fill: dst + value */
   plan_operand operand[PLAN_MAX_OPERANDS];
   uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */
+  int num_parts;       /* CAT_PARTS */
+  int part_vector_bytes; /* CAT_PARTS: the request's cpu_vector_bytes, for rebuilding the parts */
+  plan_part part[IXJ_MAX_CAT_INPUTS];
 } ixj_plan;
 
 typedef struct plan_request {
@@ -75,6 +95,9 @@ static inline int64_t plan_tail_offset(const plan_operand *o, int m) {
 
 /* Builds the plan (shapes must already be checked by the caller). */
 ixj_status ixj__plan_build(const plan_request *req, ixj_plan *out, ixj_error *err);
+/* Part k of a CAT_PARTS plan as a copy plan of its own, the same at planning
+ * and at emission. */
+ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *err);
 /* Rewrites chain operands (a head and one tail LMAD) as single LMADs over a
  * refined iteration space when the factors line up (gen/plan_refine.c);
  * false, and the plan unchanged, when they do not. */

@@ -195,9 +195,10 @@ bool ixj__plan_refine_chains(ixj_plan *p) {
     plan_operand *x = &p->operand[o];
     memcpy(x->stride, stride[o], sizeof x->stride);
     memcpy(x->rotate, rotate[o], sizeof x->rotate);
-    x->num_tail = 0; /* the runtime offset (the tail's) stays */
-    x->tail = NULL;
-    x->head_offset = 0;
+    if (x->num_tail) { /* a chain's head offset is 0 (split_chain); its runtime offset, the tail's, stays */
+      x->num_tail = 0;
+      x->tail = NULL;
+    }
   }
   return true;
 }

@@ -4,7 +4,7 @@
 ; Each call moves the points [begin, end) of the iteration space in row-major
 ; order. The first point is decomposed once (bound-aware magic division); then
 ; rows advance with odometer carries, and the innermost dim is a plain loop.
-define void @@@NAME@@(ptr %ptrs, ptr %offs, i64 %begin, i64 %end) nounwind {
+define @@LINKAGE@@void @@@NAME@@(ptr %ptrs, ptr %offs, i64 %begin, i64 %end) nounwind {
 entry:
   %lin.addr = alloca i64
   %istart.addr = alloca @@IT@@

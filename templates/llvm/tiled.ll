@@ -7,7 +7,7 @@
 ; @@STEP_A@@ columns at a time;
 ; the rows and columns left over at the space's edges move one by one.
 ; signature: @@SIGNATURE@@
-define void @@@NAME@@(ptr %ptrs, ptr %offs, i64 %begin, i64 %end) nounwind @@ATTRIBUTES@@ {
+define @@LINKAGE@@void @@@NAME@@(ptr %ptrs, ptr %offs, i64 %begin, i64 %end) nounwind @@ATTRIBUTES@@ {
 entry:
 @@SETUP@@
   br label %tile
