@@ -87,8 +87,7 @@ static void nvrtc_version(char *out, size_t size) {
     int (*version)(int *, int *) = (int (*)(int *, int *))dlsym(h, "nvrtcVersion");
     int major = 0, minor = 0;
     if (version && version(&major, &minor) == 0) snprintf(out, size, "%d.%d", major, minor);
-    dlclose(h);
-    return;
+    return; /* left loaded: unloading it leaks its C++ runtime's pool (and the CUDA path loads it anyway) */
   }
 }
 

@@ -7,6 +7,10 @@ ndarray.fill; single-threaded. PyTorch: Tensor.copy_, torch.cat(out=),
 Tensor.fill_, at torch.set_num_threads(T)."""
 import sys
 import time
+import warnings
+
+# A PyTorch without NumPy beside it warns at import; the runner needs no NumPy there.
+warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
 
 LIB = sys.argv[1] if len(sys.argv) > 1 else "numpy"
 
