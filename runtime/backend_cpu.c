@@ -12,7 +12,7 @@
 
 static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *out, ixj_error *err) {
   if (arch) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the CPU backend builds for this CPU only, not '%s'", arch);
-  *out = (ixj__target){&ixj__backend_cpu, 0, true, ""};
+  *out = (ixj__target){&ixj__backend_cpu, 0, true, "", ixj__jit_llvm_vector_bytes(ctx->jit)};
   const char *name = ixj__jit_llvm_target(ctx->jit);
   IXJ_ASSERT(err, strlen(name) < sizeof out->name);
   snprintf(out->name, sizeof out->name, "%s", name);

@@ -33,7 +33,7 @@ static ixj_status cuda_target(ixj_context *ctx, const char *arch, ixj__target *o
   int cc = 0;
   ixj_status st = arch ? ixj__cuda_parse_arch(arch, false, &cc, NULL, err) : ixj__cuda_device(&cc, err);
   if (st != IXJ_OK) return st;
-  *out = (ixj__target){&ixj__backend_cuda, cc, arch == NULL, ""};
+  *out = (ixj__target){&ixj__backend_cuda, cc, arch == NULL, "", 0};
   snprintf(out->name, sizeof out->name, "cuda:sm_%d", cc);
   return IXJ_OK;
 }

@@ -32,7 +32,8 @@ static char *signature_of(const ixj_plan *plan, const char *target) {
 
 /* Planning needs the pointers only for their alignment: without buffers
  * (warming, emission) NULL stands for aligned and 1 for not. */
-static ixj_status make_plan(ixj_context *ctx, const dispatch_request *req, ixj_plan *plan, ixj_error *err) {
+static ixj_status make_plan(ixj_context *ctx, const dispatch_request *req, const ixj__target *target, ixj_plan *plan,
+                            ixj_error *err) {
   const op_call *c = &req->call;
   const ixj_ixfun *srcs[IXJ_MAX_CAT_INPUTS];
   const void *ptrs[1 + IXJ_MAX_CAT_INPUTS];
@@ -52,7 +53,8 @@ static ixj_status make_plan(ixj_context *ctx, const dispatch_request *req, ixj_p
                      .cat_axis = c->axis,
                      .pointers = ptrs,
                      .last_level_cache = ctx->last_level_cache,
-                     .gpu = req->backend->gpu};
+                     .gpu = req->backend->gpu,
+                     .cpu_vector_bytes = target->cpu_vector_bytes};
   return ixj__plan_build(&pr, plan, err);
 }
 
@@ -220,7 +222,7 @@ ixj_status ixj__dispatch(ixj_context *ctx, const dispatch_request *req, dispatch
     st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
   if (st == IXJ_OK) st = ixj__op_validate(&req->call, err);
   if (st == IXJ_OK && !(plan = malloc(sizeof *plan))) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
-  if (st == IXJ_OK) st = make_plan(ctx, req, plan, err);
+  if (st == IXJ_OK) st = make_plan(ctx, req, &target, plan, err);
   if (st != IXJ_OK) goto done;
   out->info.strategy = ixj__plan_strategy_name(plan->strategy);
   bool kernel = plan->strategy != PLAN_EMPTY && plan->strategy != PLAN_MEMCPY;

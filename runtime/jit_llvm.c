@@ -29,6 +29,7 @@ struct jit_llvm {
   char *triple, *cpu, *features;
   char target[160];
   char toolchain[32];
+  int vector_bytes;
 };
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -46,6 +47,14 @@ static ixj_status llvm_fail(ixj_error *err, LLVMErrorRef e, const char *what) {
   return IXJ_ERR_BACKEND;
 }
 
+/* Whether a comma-separated feature list ("+avx2,-avx512f,...") enables `name`. */
+static bool has_feature(const char *features, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = features; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) /* each "+name" or "-name" */
+    if (p[0] == '+' && !strncmp(p + 1, name, n) && (p[1 + n] == ',' || p[1 + n] == '\0')) return true;
+  return false;
+}
+
 ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err) {
   pthread_once(&init_once, init_llvm);
   jit_llvm *j = calloc(1, sizeof *j);
@@ -56,6 +65,7 @@ ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err) {
   j->features = LLVMGetHostCPUFeatures();
   snprintf(j->target, sizeof j->target, "cpu:%s:%016llx", j->cpu,
            (unsigned long long)XXH3_64bits(j->features, strlen(j->features)));
+  j->vector_bytes = has_feature(j->features, "avx512f") && has_feature(j->features, "evex512") ? 64 : 32;
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
   snprintf(j->toolchain, sizeof j->toolchain, "LLVM %u.%u.%u", major, minor, patch);
@@ -83,6 +93,7 @@ void ixj__jit_llvm_destroy(jit_llvm *j) {
 
 const char *ixj__jit_llvm_target(const jit_llvm *j) { return j->target; }
 const char *ixj__jit_llvm_toolchain(const jit_llvm *j) { return j->toolchain; }
+int ixj__jit_llvm_vector_bytes(const jit_llvm *j) { return j->vector_bytes; }
 
 /* IR text -> optimized object code, entirely on the calling thread. */
 static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRef *obj, ixj_error *err) {

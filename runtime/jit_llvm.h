@@ -10,6 +10,10 @@ ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err);
 void ixj__jit_llvm_destroy(jit_llvm *jit);
 /* "cpu:NAME:HASH-OF-FEATURES", part of every CPU signature. */
 const char *ixj__jit_llvm_target(const jit_llvm *jit);
+/* The widest vector register the host's features allow, in bytes: 64 with
+ * AVX-512 (avx512f and evex512), else 32. Covered by the target string (its
+ * features hash), so it never changes a signature's meaning. */
+int ixj__jit_llvm_vector_bytes(const jit_llvm *jit);
 /* "LLVM 19.1.7": the toolchain, part of every disk-cache key. */
 const char *ixj__jit_llvm_toolchain(const jit_llvm *jit);
 /* Optimizes (O3, host CPU and features) and compiles `ir` to object code on
