@@ -1,8 +1,8 @@
 /* Bench results as JSON in Google Benchmark's layout, so its tools (e.g.
  * compare.py) read them: "context" holds the machine and build, "benchmarks"
  * one entry per repetition (run_type "iteration", real_time per call in
- * time_unit) plus the median, min and max aggregates of each run, and one
- * entry with error_occurred for every method that did not run, with why.
+ * time_unit) plus the median, min and max aggregates of each run. Methods
+ * that did not run are listed in context.skipped with why (error_message).
  * ixjit's own fields (case, method, bytes, compile_ms, strategy, the peers)
  * are extra keys, which those tools ignore. */
 #include <errno.h>
@@ -90,14 +90,16 @@ bool bench_json_write(const bench_run *run, const char *path, char *msg, size_t 
   cJSON *root = cJSON_CreateObject();
   cJSON_AddItemToObject(root, "context", context_json(&run->meta));
   cJSON *list = cJSON_AddArrayToObject(root, "benchmarks");
+  cJSON *skipped = cJSON_AddArrayToObject(cJSON_GetObjectItemCaseSensitive(root, "context"), "skipped");
   for (int k = 0; k < run->count; k++) {
     const bench_result *r = &run->results[k];
     if (r->skipped || r->reps == 0) {
+      /* Not a measurement: kept in the context, where Google Benchmark's tools
+       * (which want a real_time in every entry) do not look. */
       cJSON *b = entry(r, k);
-      cJSON_AddBoolToObject(b, "error_occurred", true);
       cJSON_AddStringToObject(b, "error_message", r->note[0] ? r->note : "did not run");
       cJSON_AddStringToObject(b, "time_unit", r->unit);
-      cJSON_AddItemToArray(list, b);
+      cJSON_AddItemToArray(skipped, b);
       continue;
     }
     for (int rep = 0; rep < r->reps; rep++) {
@@ -249,7 +251,18 @@ bool bench_json_read(const char *path, bench_run *out, char *msg, size_t msg_siz
   if (cJSON_IsObject(context)) read_context(context, &out->meta);
   const cJSON *b;
   bool ok = true;
+  cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(context, "skipped")) {
+    bench_result *r = result_for(out, b);
+    if (!r) {
+      snprintf(msg, msg_size, "%s: out of memory", path);
+      ok = false;
+      break;
+    }
+    r->skipped = true;
+    COPY_STR(r->note, b, "error_message");
+  }
   cJSON_ArrayForEach(b, list) {
+    if (!ok) break;
     const char *type = str(b, "run_type");
     if (type[0] && strcmp(type, "iteration")) continue; /* aggregates are recomputed from the repetitions */
     bench_result *r = result_for(out, b);
