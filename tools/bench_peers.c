@@ -111,8 +111,13 @@ static bool spawn(peer *q, char *const argv[]) {
   return false;
 }
 
-static const char *python(void) {
-  const char *p = getenv("IXJIT_BENCH_PYTHON");
+/* The interpreter for a Python peer: IXJIT_BENCH_PYTHON_NUMPY (or _TORCH),
+ * else IXJIT_BENCH_PYTHON, else Debian's /usr/bin/python3 (where
+ * python3-numpy is), else python3 on the PATH. */
+static const char *python(const char *peer_name) {
+  const char *p = getenv(!strcmp(peer_name, "torch") ? "IXJIT_BENCH_PYTHON_TORCH" : "IXJIT_BENCH_PYTHON_NUMPY");
+  if (p && *p) return p;
+  p = getenv("IXJIT_BENCH_PYTHON");
   if (p && *p) return p;
   return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
 }
@@ -137,7 +142,7 @@ static void start_one(bench_peers *ps, const char *name, const char *self_exe) {
   }
   const char *dir = getenv("IXJIT_BENCH_PEERS_DIR");
   snprintf(path, sizeof path, "%s/py_runner.py", dir && *dir ? dir : IXJIT_SOURCE_DIR "/bench/peers");
-  char *argv[] = {(char *)python(), path, (char *)name, NULL};
+  char *argv[] = {(char *)python(name), path, (char *)name, NULL};
   spawn(q, argv);
 }
 
