@@ -399,3 +399,9 @@ void ixj__cuda_launch_shape(const ixj_plan *p, uint64_t units, unsigned *blocks,
   *block_x = CUDA_THREADS_PER_BLOCK;
   *block_y = 1;
 }
+
+uint64_t ixj__cuda_units_per_launch(const ixj_plan *p, uint64_t max_blocks) {
+  if (p->strategy == PLAN_TILED) return max_blocks ? max_blocks : (uint64_t)INT32_MAX;
+  uint64_t per_block = (uint64_t)CUDA_THREADS_PER_BLOCK * CUDA_UNITS_PER_THREAD * (uint64_t)p->vector_elems;
+  return (max_blocks ? max_blocks : (uint64_t)INT32_MAX / 2) * per_block;
+}

@@ -59,5 +59,10 @@ ixj_status ixj__emit_cuda_runtime(const ixj_plan *p, const char *name, char **ou
                                   ixj_error *err);
 /* Blocks and threads per block for `units` of the plan's work units. */
 void ixj__cuda_launch_shape(const ixj_plan *p, uint64_t units, unsigned *blocks, unsigned *block_x, unsigned *block_y);
+/* The work units of one launch when a launch may have at most max_blocks
+ * blocks (0: the driver's limit, 2^31 - 1; elementwise kernels keep half of
+ * it, so that a thread's first unit never nears 2^63). Every chunk but the
+ * last is a whole number of blocks, so each begins on a whole vector. */
+uint64_t ixj__cuda_units_per_launch(const ixj_plan *p, uint64_t max_blocks);
 
 #endif
