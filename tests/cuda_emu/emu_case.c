@@ -178,7 +178,7 @@ int ixj__emu_prepare(emu_case *cases, int n, emu_kernel **kernels, int *nkernels
 
 static void dump(const emu_case *c, const char *what, const void *data, size_t size) {
   char path[4200];
-  snprintf(path, sizeof path, "%s/%06d.%s", numpy_dir, c->line, what);
+  snprintf(path, sizeof path, "%s/%06d.%s", numpy_dir, c->id, what);
   FILE *f = fopen(path, "wb");
   if (!f) return;
   if (size) fwrite(data, 1, size, f);

@@ -15,7 +15,8 @@
 #define EMU_MAX_OPS (1 + IXJ_MAX_CAT_INPUTS)
 
 typedef struct emu_case {
-  int line;                     /* in the corpus (0: built in) */
+  int id;                       /* its index in the run */
+  int line;                     /* in its corpus file (0: built in) */
   char *text;                   /* the corpus line, for messages */
   ixj_op_kind op;
   size_t elem_size;

@@ -10,10 +10,10 @@
  * (emu_huge.c). Each case runs in a child process, so that a fault or a
  * trapped check fails that case and the run goes on.
  *
- * usage: test_cuda_emu [options] CASES-FILE
+ * usage: test_cuda_emu [options] CASES-FILE... (at most 4)
  *   --cxx PATH --shim DIR --cache DIR   the host compiler, cuda_shim.h, the build cache
  *   --jobs N                            compilers at once (2)
- *   --sample N                          N cases spread over the file (0: all)
+ *   --sample N                          N cases spread over each file (0: all)
  *   --chunk-blocks K                    every launch at most K blocks (default: a mix of 1-3 and the runtime's)
  *   --numpy PYTHON ORACLE N             N cases also checked by the NumPy oracle
  *   --huge                              the built-in spaces of more than 2^32 points too
@@ -40,7 +40,8 @@ typedef struct options {
   emu_builder build;
   int sample, huge, self_test, numpy_cases;
   long chunk_blocks; /* -1: the mix */
-  const char *python, *oracle, *cases;
+  const char *python, *oracle, *cases[4];
+  int num_files;
 } options;
 
 /* Outcomes, in the shared table the children fill. */
@@ -142,10 +143,10 @@ static int parse_options(int argc, char **argv, options *o) {
       o->numpy_cases = atoi(argv[++k]);
     } else if (!strcmp(a, "--huge")) o->huge = 1;
     else if (!strcmp(a, "--self-test")) o->self_test = 1;
-    else if (a[0] != '-' && !o->cases) o->cases = a;
+    else if (a[0] != '-' && o->num_files < 4) o->cases[o->num_files++] = a;
     else return -1;
   }
-  return o->self_test || o->cases ? 0 : -1;
+  return o->self_test || o->num_files ? 0 : -1;
 }
 
 /* The mix of launch sizes: most cases in launches of 1, 2 or 3 blocks (many
@@ -173,9 +174,18 @@ static int corpus(const options *o) {
   emu_case *cases = NULL;
   int n = 0;
   char why[512];
-  if (ixj__emu_read_cases(o->cases, o->sample, &cases, &n, why, sizeof why)) {
-    printf("FAIL: %s\n", why);
-    return 2;
+  for (int f = 0; f < o->num_files; f++) { /* the files one after the other */
+    emu_case *more = NULL, *all;
+    int m = 0;
+    if (ixj__emu_read_cases(o->cases[f], o->sample, &more, &m, why, sizeof why) ||
+        !(all = realloc(cases, (size_t)(n + m) * sizeof *all))) {
+      printf("FAIL: %s\n", why);
+      return 2;
+    }
+    memcpy(all + n, more, (size_t)m * sizeof *all);
+    free(more);
+    cases = all;
+    n += m;
   }
   if (o->huge && ixj__emu_add_huge(&cases, &n, why, sizeof why)) {
     printf("FAIL: %s\n", why);
@@ -188,6 +198,7 @@ static int corpus(const options *o) {
     ixj__emu_numpy_dir(numpy_dir);
   }
   for (int k = 0; k < n; k++) {
+    cases[k].id = k;
     cases[k].chunk_blocks = chunk_for(o, k);
     cases[k].seed = 0x51ED2701u + (uint64_t)k;
     cases[k].numpy = numpy_every && !cases[k].huge && k % numpy_every == 0;
@@ -358,7 +369,7 @@ int main(int argc, char **argv) {
   options o;
   if (parse_options(argc, argv, &o)) {
     fprintf(stderr, "usage: test_cuda_emu [--cxx PATH] [--shim DIR] [--cache DIR] [--jobs N] [--sample N] "
-                    "[--chunk-blocks K] [--numpy PYTHON ORACLE N] [--huge] (CASES-FILE | --self-test)\n");
+                    "[--chunk-blocks K] [--numpy PYTHON ORACLE N] [--huge] (CASES-FILE... | --self-test)\n");
     return 2;
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
