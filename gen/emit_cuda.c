@@ -292,6 +292,44 @@ static ixj_status elementwise(cemit *e, const char *kname, const char *signature
 
 enum { TL_SETUP, TL_LOAD, TL_STORE, TL_PARTS };
 
+/* Whether every offset of operand o relative to its runtime offset, over the
+ * plan's whole space, lies in [-(2^31 - 1), 2^31 - 1]: |head offset| plus
+ * sum_j |stride_j| (extent_j - 1) bounds it (rotations keep each coordinate
+ * below its extent). */
+static bool offsets_fit_int32(const ixj_plan *p, const plan_operand *o) {
+  unsigned __int128 m = (unsigned __int128)(o->head_offset < 0 ? -(__int128)o->head_offset : o->head_offset);
+  for (int j = 0; j < p->rank; j++) {
+    __int128 s = o->stride[j];
+    m += (unsigned __int128)(s < 0 ? -s : s) * (unsigned __int128)(p->shape[j] - 1);
+  }
+  return m <= (unsigned __int128)INT32_MAX;
+}
+
+/* base + sum_j rot_j(coord_j) * stride_j in 32-bit unsigned arithmetic, which
+ * wraps: when the true offset fits in an int (offsets_fit_int32), it is the
+ * result read as one (two's complement), whatever the intermediate sums. */
+static int offset32(lower *lw, int base, int rank, const int *coord, const int64_t *stride, const int64_t *rotate,
+                    const int64_t *extent) {
+  iprog *g = &lw->prog;
+  int acc = base;
+  for (int j = 0; j < rank; j++) {
+    if (stride[j] == 0) continue;
+    int c = ixj__lower_rotate(lw, coord[j], rotate[j], extent[j]);
+    int term = ixj__iprog_emit(g, IOP_MUL, IPROG_U32, 0, c, ixj__iprog_const(g, IPROG_U32, stride[j]), -1, 0);
+    acc = ixj__iprog_emit(g, IOP_ADD, IPROG_U32, 0, acc, term, -1, 0);
+  }
+  return acc;
+}
+
+/* An element offset as the subscript of an access: a 32-bit offset is read
+ * as an int, so the address is one wide multiply-add from the pointer. */
+static name subscript(const cemit *e, int v, bool narrow) {
+  name r = ref(e, v), n;
+  if (narrow) snprintf(n.s, sizeof n.s, "(int)%.58s", r.s); /* a value name or a literal: short */
+  else n = r;
+  return n;
+}
+
 static ixj_status tiled(cemit *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
@@ -299,35 +337,54 @@ static ixj_status tiled(cemit *e, const char *kname, const char *signature, char
   int r = p->rank, qb = r - 2, qa = r - 1, T = p->tile;
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   IXJ_ASSERT(err, dst->num_tail == 0 && src->num_tail == 0); /* tiles are planned for single LMADs only */
+  /* 32-bit tile arithmetic when the plan's index width is 32 (every
+   * coordinate, and a corner plus the tile, stays below 2^31 + 32) and both
+   * operands' offsets fit in an int */
+  bool narrow = lw->index == IPROG_U32 && offsets_fit_int32(p, dst) && offsets_fit_int32(p, src);
   text part[TL_PARTS] = {{0}};
   int64_t tshape[IXJ_MAX_RANK], zero[1] = {0};
-  int digit[IXJ_MAX_RANK], corner[2];
+  int digit[IXJ_MAX_RANK], corner[2], od, os;
   memcpy(tshape, p->shape, sizeof tshape);
   tshape[qb] = (p->shape[qb] + T - 1) / T;
   tshape[qa] = (p->shape[qa] + T - 1) / T;
 
-  /* the block's tile: outer offsets and its corner */
+  /* the block's tile: outer offsets and its corner, in the index type */
   ixj__text_put(&part[TL_SETUP], "  ixj_elem *dst = (ixj_elem *)a.ptr[0] + a.off[0];\n");
   ixj__text_put(&part[TL_SETUP], "  const ixj_elem *src = (const ixj_elem *)a.ptr[1] + a.off[1];\n");
   ixj__lower_unflatten(lw, ixj__lower_input(lw, lw->index, "n", 0), r, tshape, p->work_units - 1, digit);
-  int od = ixj__lower_offset(lw, ixj__iprog_const_s64(g, dst->head_offset), qb, digit, dst->stride, dst->rotate, p->shape);
-  int os = ixj__lower_offset(lw, ixj__iprog_const_s64(g, src->head_offset), qb, digit, src->stride, src->rotate, p->shape);
-  for (int k = 0; k < 2; k++) {
-    int t0 = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, digit[qb + k], -1, -1, 0);
-    corner[k] = ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NUW | IPROG_NSW, t0, ixj__iprog_const_s64(g, T), -1, 0);
+  if (narrow) {
+    od = offset32(lw, ixj__iprog_const(g, IPROG_U32, dst->head_offset), qb, digit, dst->stride, dst->rotate, p->shape);
+    os = offset32(lw, ixj__iprog_const(g, IPROG_U32, src->head_offset), qb, digit, src->stride, src->rotate, p->shape);
+  } else {
+    od = ixj__lower_offset(lw, ixj__iprog_const_s64(g, dst->head_offset), qb, digit, dst->stride, dst->rotate, p->shape);
+    os = ixj__lower_offset(lw, ixj__iprog_const_s64(g, src->head_offset), qb, digit, src->stride, src->rotate, p->shape);
   }
+  for (int k = 0; k < 2; k++) /* digit * T <= extent - 1 + T - 1: no wrap */
+    corner[k] = ixj__iprog_emit(g, IOP_MUL, lw->index, IPROG_NUW, digit[qb + k], ixj__iprog_const(g, lw->index, T), -1, 0);
   flush(e, &part[TL_SETUP], "  ");
   name nod = ref(e, od), nos = ref(e, os), nb0 = ref(e, corner[0]), na0 = ref(e, corner[1]);
-  ixj__text_put(&part[TL_SETUP], "  const long long od = %s, os = %s, b0 = %s, a0 = %s;\n", nod.s, nos.s, nb0.s, na0.s);
+  const char *offset_type = narrow ? "unsigned" : "long long";
+  ixj__text_put(&part[TL_SETUP], "  const %s od = %s, os = %s;\n  const ixj_index b0 = %s, a0 = %s;\n", offset_type, nod.s,
+                nos.s, nb0.s, na0.s);
 
   /* the element (ib, ia) in the source, then in the destination */
-  int ia = ixj__lower_input(lw, IPROG_S64, "ia", 0), ib = ixj__lower_input(lw, IPROG_S64, "ib", 0);
-  int base_s = ixj__lower_input(lw, IPROG_S64, "os", 0), base_d = ixj__lower_input(lw, IPROG_S64, "od", 0);
-  int si = ixj__lower_offset(lw, ixj__lower_offset(lw, base_s, 1, &ib, &src->stride[qb], zero, &p->shape[qb]), 1, &ia,
-                             &src->stride[qa], zero, &p->shape[qa]);
-  flush(e, &part[TL_LOAD], "      ");
-  int di = ixj__lower_offset(lw, ixj__lower_offset(lw, base_d, 1, &ib, &dst->stride[qb], zero, &p->shape[qb]), 1, &ia,
-                             &dst->stride[qa], zero, &p->shape[qa]);
+  iprog_type ot = narrow ? IPROG_U32 : IPROG_S64;
+  int ia = ixj__lower_input(lw, lw->index, "ia", 0), ib = ixj__lower_input(lw, lw->index, "ib", 0);
+  int base_s = ixj__lower_input(lw, ot, "os", 0), base_d = ixj__lower_input(lw, ot, "od", 0);
+  int si, di;
+  if (narrow) {
+    si = offset32(lw, offset32(lw, base_s, 1, &ib, &src->stride[qb], zero, &p->shape[qb]), 1, &ia, &src->stride[qa], zero,
+                  &p->shape[qa]);
+    flush(e, &part[TL_LOAD], "      ");
+    di = offset32(lw, offset32(lw, base_d, 1, &ib, &dst->stride[qb], zero, &p->shape[qb]), 1, &ia, &dst->stride[qa], zero,
+                  &p->shape[qa]);
+  } else {
+    si = ixj__lower_offset(lw, ixj__lower_offset(lw, base_s, 1, &ib, &src->stride[qb], zero, &p->shape[qb]), 1, &ia,
+                           &src->stride[qa], zero, &p->shape[qa]);
+    flush(e, &part[TL_LOAD], "      ");
+    di = ixj__lower_offset(lw, ixj__lower_offset(lw, base_d, 1, &ib, &dst->stride[qb], zero, &p->shape[qb]), 1, &ia,
+                           &dst->stride[qa], zero, &p->shape[qa]);
+  }
   flush(e, &part[TL_STORE], "      ");
 
   char *pre = NULL;
@@ -336,14 +393,13 @@ static ixj_status tiled(cemit *e, const char *kname, const char *signature, char
   for (int k = 0; k < TL_PARTS && st == IXJ_OK; k++)
     if (part[k].oom) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting CUDA C");
   if (st == IXJ_OK) {
-    char tile_s[8], rows[8], na[24], nb[24];
-    name nsi = ref(e, si), ndi = ref(e, di);
+    char tile_s[8], rows[8];
+    name nsi = subscript(e, si, narrow), ndi = subscript(e, di, narrow);
+    name na = ref(e, ixj__iprog_const(g, lw->index, p->shape[qa])), nb = ref(e, ixj__iprog_const(g, lw->index, p->shape[qb]));
     snprintf(tile_s, sizeof tile_s, "%d", T);
     snprintf(rows, sizeof rows, "%d", CUDA_TILE_ROWS);
-    snprintf(na, sizeof na, "%lldLL", (long long)p->shape[qa]);
-    snprintf(nb, sizeof nb, "%lldLL", (long long)p->shape[qb]);
     const char *kv[] = {"TILE", tile_s, "TILE_ROWS", rows, "SIGNATURE", signature, "NAME", kname, "PRELUDE", pre,
-                        "SETUP", body(&part[TL_SETUP]), "NA", na, "NB", nb, "LOAD_INDEX", body(&part[TL_LOAD]),
+                        "SETUP", body(&part[TL_SETUP]), "NA", na.s, "NB", nb.s, "LOAD_INDEX", body(&part[TL_LOAD]),
                         "SRC_INDEX", nsi.s, "STORE_INDEX", body(&part[TL_STORE]), "DST_INDEX", ndi.s};
     st = ixj__template_fill(ixj__template_cuda_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }

@@ -26,7 +26,8 @@ typedef struct emu_case {
   size_t misalign[EMU_MAX_OPS]; /* its start past a 16-byte boundary */
   unsigned char value[16];      /* a fill's element */
   uint64_t seed, chunk_blocks;
-  int numpy, huge;
+  int numpy;
+  int huge;                     /* a built-in huge case: the index width it must be planned with */
   size_t shift_src;             /* self-test: the source moves this far after planning */
   /* after ixj__emu_prepare */
   char *signature;

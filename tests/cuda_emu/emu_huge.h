@@ -1,4 +1,5 @@
-/* Spaces of more than 2^32 points (64-bit index math), run as windows of
+/* Spaces of more than 2^32 points (64-bit index math), and views whose
+ * offsets pass 2^31 (64-bit offsets with 32-bit indices), run as windows of
  * work units near the start, the middle and the end of the space, as
  * tests/unit/test_jit64.c does on the CPU. The buffers span the whole views
  * but only touched pages exist: each source page is filled on its first read

@@ -16,7 +16,7 @@
  *   --sample N                          N cases spread over each file (0: all)
  *   --chunk-blocks K                    every launch at most K blocks (default: a mix of 1-3 and the runtime's)
  *   --numpy PYTHON ORACLE N             N cases also checked by the NumPy oracle
- *   --huge                              the built-in spaces of more than 2^32 points too
+ *   --huge                              the built-in huge cases too (emu_huge.c)
  * or:  test_cuda_emu --self-test [options]   mutated kernels that must fail */
 #define _GNU_SOURCE
 #include <signal.h>
