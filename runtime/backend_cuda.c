@@ -78,23 +78,19 @@ static ixj_status cuda_load(ixj_context *ctx, const void *image, size_t size, co
 static ixj_status cuda_launch(ixj_context *ctx, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,
                               const void *fill_value, void *stream, double *run_ms, ixj_error *err) {
   (void)ctx;
-  ixj_status st = IXJ_OK;
   *run_ms = 0; /* asynchronous: the kernel time is the stream's */
   if (!kernel) {
     IXJ_ASSERT(err, p->strategy == PLAN_MEMCPY && p->op == IXJ_OP_COPY);
     size_t e = p->elem_size;
-    st = ixj__cuda_memcpy_dtod((char *)ptrs[0] + p->operand[0].runtime_offset * (int64_t)e,
-                               (const char *)ptrs[1] + p->operand[1].runtime_offset * (int64_t)e, (size_t)p->count * e,
-                               stream, err);
-    return st;
+    return ixj__cuda_memcpy_dtod((char *)ptrs[0] + p->operand[0].runtime_offset * (int64_t)e,
+                                 (const char *)ptrs[1] + p->operand[1].runtime_offset * (int64_t)e,
+                                 (size_t)p->count * e, stream, err);
   }
   unsigned char args[CUDA_ARGS_MAX_BYTES];
   size_t used;
-  st = ixj__cuda_pack_args(p, ptrs, fill_value, NULL, args, sizeof args, &used, err);
-  /* at most 2^31 - 1 blocks per launch */
-  uint64_t per_launch = p->strategy == PLAN_TILED ? (uint64_t)INT32_MAX
-                                                  : (uint64_t)INT32_MAX / 2 * CUDA_THREADS_PER_BLOCK *
-                                                        CUDA_UNITS_PER_THREAD * (uint64_t)p->vector_elems;
+  ixj_status st = ixj__cuda_pack_args(p, ptrs, fill_value, NULL, args, sizeof args, &used, err);
+  /* as many launches as the driver's limit on blocks needs */
+  uint64_t per_launch = ixj__cuda_units_per_launch(p, 0);
   for (uint64_t b = 0; st == IXJ_OK && b < p->work_units; b += per_launch) {
     uint64_t e = b + per_launch < p->work_units ? b + per_launch : p->work_units;
     unsigned blocks, bx, by;
