@@ -98,7 +98,7 @@ typedef struct bench_meta {
   int num_cpus;
   double llc_bytes, load_avg[3], size_scale;
   int reps;
-  char threads[64];
+  char threads[96];           /* the thread counts, e.g. "1,2" */
   int num_peers;
   bench_peer_info peers[4];
 } bench_meta;

@@ -46,8 +46,18 @@ static bool parse_list(const char *text, int *count, int *threads) {
   }
 }
 
+/* The command line as a person would retype it, with the environment
+ * variables that change what runs. */
 static void join_args(int argc, char **argv, char *out, size_t size) {
-  size_t n = (size_t)snprintf(out, size, "ixjit bench");
+  static const char *vars[] = {"IXJIT_BENCH_PYTHON", "IXJIT_BENCH_PYTHON_NUMPY", "IXJIT_BENCH_PYTHON_TORCH",
+                               "IXJIT_BENCH_PEERS_DIR", "TMPDIR"};
+  size_t n = 0;
+  out[0] = '\0';
+  for (size_t k = 0; k < sizeof vars / sizeof *vars && n < size; k++) {
+    const char *v = getenv(vars[k]);
+    if (v && *v) n += (size_t)snprintf(out + n, size - n, "%s=%s ", vars[k], v);
+  }
+  if (n < size) n += (size_t)snprintf(out + n, size - n, "ixjit bench");
   for (int k = 0; k < argc && n < size; k++) n += (size_t)snprintf(out + n, size - n, " %s", argv[k]);
 }
 
@@ -176,7 +186,7 @@ int cmd_bench(int argc, char **argv) {
     run.meta.reps = o.reps;
     run.meta.size_scale = scale;
     size_t n = 0;
-    for (int k = 0; k < o.num_threads; k++)
+    for (int k = 0; k < o.num_threads && n < sizeof run.meta.threads; k++)
       n += (size_t)snprintf(run.meta.threads + n, sizeof run.meta.threads - n, k ? ",%d" : "%d", o.threads[k]);
     if (micro) {
       snprintf(run.meta.suite, sizeof run.meta.suite, "micro");

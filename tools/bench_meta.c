@@ -63,7 +63,7 @@ static void cpuinfo(bench_meta *m) {
         snprintf(word, sizeof word, " %s ", keep[k]);
         char padded[8200];
         snprintf(padded, sizeof padded, " %s ", value);
-        if (strstr(padded, word))
+        if (strstr(padded, word) && n < sizeof m->cpu_features)
           n += (size_t)snprintf(m->cpu_features + n, sizeof m->cpu_features - n, n ? " %s" : "%s", keep[k]);
       }
       flags = true;
