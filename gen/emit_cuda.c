@@ -290,24 +290,27 @@ static ixj_status elementwise(cemit *e, const char *kname, const char *signature
   return st;
 }
 
-enum { TL_SETUP, TL_LOAD, TL_STORE, TL_PARTS };
+enum { TL_SETUP, TL_LOAD_SETUP, TL_LOAD, TL_STORE_SETUP, TL_STORE, TL_PARTS };
 
-/* Whether every offset of operand o relative to its runtime offset, over the
- * plan's whole space, lies in [-(2^31 - 1), 2^31 - 1]: |head offset| plus
- * sum_j |stride_j| (extent_j - 1) bounds it (rotations keep each coordinate
- * below its extent). */
-static bool offsets_fit_int32(const ixj_plan *p, const plan_operand *o) {
+/* Whether every offset of operand o relative to its runtime offset that a
+ * tiled kernel forms, over the plan's whole space and up to a tile - 1 past
+ * the edges of the tiled dims (a thread's first element in a partial tile),
+ * lies in [-(2^31 - 1), 2^31 - 1]: |head offset| + sum_j |stride_j| (extent_j
+ * - 1) + (tile - 1) (|stride_a| + |stride_b|) bounds every partial sum of
+ * such an offset (rotations keep each coordinate below its extent). */
+static bool tile_offsets_fit_int32(const ixj_plan *p, const plan_operand *o) {
   unsigned __int128 m = (unsigned __int128)(o->head_offset < 0 ? -(__int128)o->head_offset : o->head_offset);
   for (int j = 0; j < p->rank; j++) {
     __int128 s = o->stride[j];
-    m += (unsigned __int128)(s < 0 ? -s : s) * (unsigned __int128)(p->shape[j] - 1);
+    unsigned __int128 reach = (unsigned __int128)(p->shape[j] - 1) + (j >= p->rank - 2 ? (unsigned)(p->tile - 1) : 0u);
+    m += (unsigned __int128)(s < 0 ? -s : s) * reach;
   }
   return m <= (unsigned __int128)INT32_MAX;
 }
 
 /* base + sum_j rot_j(coord_j) * stride_j in 32-bit unsigned arithmetic, which
- * wraps: when the true offset fits in an int (offsets_fit_int32), it is the
- * result read as one (two's complement), whatever the intermediate sums. */
+ * wraps: when the true offset fits in an int, it is the result read as one
+ * (two's complement), whatever the intermediate sums. */
 static int offset32(lower *lw, int base, int rank, const int *coord, const int64_t *stride, const int64_t *rotate,
                     const int64_t *extent) {
   iprog *g = &lw->prog;
@@ -321,13 +324,14 @@ static int offset32(lower *lw, int base, int rank, const int *coord, const int64
   return acc;
 }
 
-/* An element offset as the subscript of an access: a 32-bit offset is read
- * as an int, so the address is one wide multiply-add from the pointer. */
-static name subscript(const cemit *e, int v, bool narrow) {
-  name r = ref(e, v), n;
-  if (narrow) snprintf(n.s, sizeof n.s, "(int)%.58s", r.s); /* a value name or a literal: short */
-  else n = r;
-  return n;
+/* A thread's first element of a phase as a pointer: base + b * sb + a * sa
+ * in int arithmetic, which cannot overflow (tile_offsets_fit_int32). */
+static void first_element(text *t, const char *type, const char *pointer, const char *from, const char *base,
+                          const char *b, int64_t sb, const char *a, int64_t sa) {
+  ixj__text_put(t, "  %s *const %s = %s + (%s", type, pointer, from, base);
+  if (sb) ixj__text_put(t, " + (int)%s * (%lld)", b, (long long)sb);
+  if (sa) ixj__text_put(t, " + (int)%s * (%lld)", a, (long long)sa);
+  ixj__text_put(t, ");\n");
 }
 
 static ixj_status tiled(cemit *e, const char *kname, const char *signature, char **out, ixj_error *err) {
@@ -340,7 +344,7 @@ static ixj_status tiled(cemit *e, const char *kname, const char *signature, char
   /* 32-bit tile arithmetic when the plan's index width is 32 (every
    * coordinate, and a corner plus the tile, stays below 2^31 + 32) and both
    * operands' offsets fit in an int */
-  bool narrow = lw->index == IPROG_U32 && offsets_fit_int32(p, dst) && offsets_fit_int32(p, src);
+  bool narrow = lw->index == IPROG_U32 && tile_offsets_fit_int32(p, dst) && tile_offsets_fit_int32(p, src);
   text part[TL_PARTS] = {{0}};
   int64_t tshape[IXJ_MAX_RANK], zero[1] = {0};
   int digit[IXJ_MAX_RANK], corner[2], od, os;
@@ -363,29 +367,37 @@ static ixj_status tiled(cemit *e, const char *kname, const char *signature, char
     corner[k] = ixj__iprog_emit(g, IOP_MUL, lw->index, IPROG_NUW, digit[qb + k], ixj__iprog_const(g, lw->index, T), -1, 0);
   flush(e, &part[TL_SETUP], "  ");
   name nod = ref(e, od), nos = ref(e, os), nb0 = ref(e, corner[0]), na0 = ref(e, corner[1]);
-  const char *offset_type = narrow ? "unsigned" : "long long";
-  ixj__text_put(&part[TL_SETUP], "  const %s od = %s, os = %s;\n  const ixj_index b0 = %s, a0 = %s;\n", offset_type, nod.s,
-                nos.s, nb0.s, na0.s);
+  if (narrow) /* the outer offsets fit in an int: the wrapped sums read as one */
+    ixj__text_put(&part[TL_SETUP], "  const int od = (int)%s, os = (int)%s;\n", nod.s, nos.s);
+  else
+    ixj__text_put(&part[TL_SETUP], "  const long long od = %s, os = %s;\n", nod.s, nos.s);
+  ixj__text_put(&part[TL_SETUP], "  const ixj_index b0 = %s, a0 = %s;\n", nb0.s, na0.s);
 
-  /* the element (ib, ia) in the source, then in the destination */
-  iprog_type ot = narrow ? IPROG_U32 : IPROG_S64;
-  int ia = ixj__lower_input(lw, lw->index, "ia", 0), ib = ixj__lower_input(lw, lw->index, "ib", 0);
-  int base_s = ixj__lower_input(lw, ot, "os", 0), base_d = ixj__lower_input(lw, ot, "od", 0);
-  int si, di;
+  /* each phase's accesses: from one pointer per thread (narrow), or each
+   * element's offset (ia, ib) computed in 64 bits */
+  char load[96], store[96];
   if (narrow) {
-    si = offset32(lw, offset32(lw, base_s, 1, &ib, &src->stride[qb], zero, &p->shape[qb]), 1, &ia, &src->stride[qa], zero,
-                  &p->shape[qa]);
-    flush(e, &part[TL_LOAD], "      ");
-    di = offset32(lw, offset32(lw, base_d, 1, &ib, &dst->stride[qb], zero, &p->shape[qb]), 1, &ia, &dst->stride[qa], zero,
-                  &p->shape[qa]);
+    first_element(&part[TL_LOAD_SETUP], "const ixj_elem", "from", "src", "os", "load_b", src->stride[qb], "load_a",
+                  src->stride[qa]);
+    first_element(&part[TL_STORE_SETUP], "ixj_elem", "to", "dst", "od", "store_b", dst->stride[qb], "store_a",
+                  dst->stride[qa]);
+    snprintf(load, sizeof load, "from[k * %d * (%lld)]", CUDA_TILE_ROWS, (long long)src->stride[qa]);
+    snprintf(store, sizeof store, "to[k * %d * (%lld)]", CUDA_TILE_ROWS, (long long)dst->stride[qb]);
   } else {
-    si = ixj__lower_offset(lw, ixj__lower_offset(lw, base_s, 1, &ib, &src->stride[qb], zero, &p->shape[qb]), 1, &ia,
-                           &src->stride[qa], zero, &p->shape[qa]);
+    int ia = ixj__lower_input(lw, lw->index, "ia", 0), ib = ixj__lower_input(lw, lw->index, "ib", 0);
+    int base_s = ixj__lower_input(lw, IPROG_S64, "os", 0), base_d = ixj__lower_input(lw, IPROG_S64, "od", 0);
+    int si = ixj__lower_offset(lw, ixj__lower_offset(lw, base_s, 1, &ib, &src->stride[qb], zero, &p->shape[qb]), 1, &ia,
+                               &src->stride[qa], zero, &p->shape[qa]);
+    ixj__text_put(&part[TL_LOAD], "      const ixj_index ia = load_a + k * %d, ib = load_b;\n", CUDA_TILE_ROWS);
     flush(e, &part[TL_LOAD], "      ");
-    di = ixj__lower_offset(lw, ixj__lower_offset(lw, base_d, 1, &ib, &dst->stride[qb], zero, &p->shape[qb]), 1, &ia,
-                           &dst->stride[qa], zero, &p->shape[qa]);
+    int di = ixj__lower_offset(lw, ixj__lower_offset(lw, base_d, 1, &ib, &dst->stride[qb], zero, &p->shape[qb]), 1, &ia,
+                               &dst->stride[qa], zero, &p->shape[qa]);
+    ixj__text_put(&part[TL_STORE], "      const ixj_index ia = store_a, ib = store_b + k * %d;\n", CUDA_TILE_ROWS);
+    flush(e, &part[TL_STORE], "      ");
+    name nsi = ref(e, si), ndi = ref(e, di);
+    snprintf(load, sizeof load, "src[%s]", nsi.s);
+    snprintf(store, sizeof store, "dst[%s]", ndi.s);
   }
-  flush(e, &part[TL_STORE], "      ");
 
   char *pre = NULL;
   ixj_status st = ixj__lower_status(lw, err);
@@ -394,13 +406,13 @@ static ixj_status tiled(cemit *e, const char *kname, const char *signature, char
     if (part[k].oom) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting CUDA C");
   if (st == IXJ_OK) {
     char tile_s[8], rows[8];
-    name nsi = subscript(e, si, narrow), ndi = subscript(e, di, narrow);
     name na = ref(e, ixj__iprog_const(g, lw->index, p->shape[qa])), nb = ref(e, ixj__iprog_const(g, lw->index, p->shape[qb]));
     snprintf(tile_s, sizeof tile_s, "%d", T);
     snprintf(rows, sizeof rows, "%d", CUDA_TILE_ROWS);
     const char *kv[] = {"TILE", tile_s, "TILE_ROWS", rows, "SIGNATURE", signature, "NAME", kname, "PRELUDE", pre,
-                        "SETUP", body(&part[TL_SETUP]), "NA", na.s, "NB", nb.s, "LOAD_INDEX", body(&part[TL_LOAD]),
-                        "SRC_INDEX", nsi.s, "STORE_INDEX", body(&part[TL_STORE]), "DST_INDEX", ndi.s};
+                        "SETUP", body(&part[TL_SETUP]), "NA", na.s, "NB", nb.s,
+                        "LOAD_SETUP", body(&part[TL_LOAD_SETUP]), "LOAD_INDEX", body(&part[TL_LOAD]), "LOAD", load,
+                        "STORE_SETUP", body(&part[TL_STORE_SETUP]), "STORE_INDEX", body(&part[TL_STORE]), "STORE", store};
     st = ixj__template_fill(ixj__template_cuda_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }
   free(pre);
