@@ -128,6 +128,11 @@ static char *unit_text(emu_kernel *k, int n) {
   return u.s;
 }
 
+void ixj__emu_free_kernels(emu_kernel *k, int n) {
+  for (int i = 0; k && i < n; i++) free(k[i].source);
+  free(k);
+}
+
 typedef struct unit {
   int first, count;
   char so[4096], cmd[8192];

@@ -30,6 +30,9 @@ typedef struct emu_builder {
 /* Builds and loads kernels[0..n). 0, or -1 with a message. */
 int ixj__emu_build(const emu_builder *b, emu_kernel *kernels, int n, char *why, size_t why_size);
 
+/* Frees the kernels' sources and the array (the loaded code stays). */
+void ixj__emu_free_kernels(emu_kernel *kernels, int n);
+
 /* The source with each `__shared__ T name[..]..;` turned into a reference to
  * the block's shared bytes (malloc'ed; NULL when out of memory); *bound gets
  * the __launch_bounds__ value. */

@@ -60,6 +60,13 @@ int ixj__emu_parse_case(const char *line, int lineno, emu_case *c, char *why, si
   return st;
 }
 
+void ixj__emu_case_dispose(emu_case *c) {
+  for (int k = 0; k < c->num_ops; k++) ixj_ixfun_free(c->f[k]);
+  free(c->text);
+  free(c->signature);
+  memset(c, 0, sizeof *c);
+}
+
 int ixj__emu_read_cases(const char *path, int sample, emu_case **cases, int *n, char *why, size_t why_size) {
   FILE *f = fopen(path, "r");
   if (!f) {

@@ -47,6 +47,8 @@ int ixj__emu_prepare(emu_case *cases, int n, emu_kernel **kernels, int *nkernels
 /* Runs one case (buffers in buf, for the crash handler): 0 passed, 1 the
  * bytes differ, 2 the launch failed; the reason printed. */
 int ixj__emu_run_case(emu_case *c, const emu_kernel *kernels, emu_buffer *buf);
+/* What parsing and preparing c allocated. */
+void ixj__emu_case_dispose(emu_case *c);
 /* Cases marked numpy leave their buffers in dir for numpy_oracle.py. */
 void ixj__emu_numpy_dir(const char *dir);
 

@@ -238,6 +238,10 @@ static int corpus(const options *o) {
     }
   }
   printf("%d passed, %d failed\n", passed, failed);
+  for (int k = 0; k < n; k++) ixj__emu_case_dispose(&cases[k]);
+  free(cases);
+  ixj__emu_free_kernels(kernels, nkernels);
+  munmap(sh, sizeof *sh + (size_t)n * sizeof(int));
   return failed ? 1 : 0;
 }
 
@@ -362,6 +366,9 @@ static int self_test(const emu_builder *b) {
     bad += !caught;
   }
   printf("%d passed, %d failed\n", NC + NM - bad, bad);
+  for (int k = 0; k < NC; k++) ixj__emu_case_dispose(&cases[k]); /* the mutants share their controls' */
+  ixj__emu_free_kernels(all, nk);
+  munmap(sh, sizeof *sh + (NC + NM) * sizeof(int));
   return bad ? 1 : 0;
 }
 
