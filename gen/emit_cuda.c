@@ -21,6 +21,7 @@ typedef struct cemit {
   const ixj_plan *p;
   lower lw;
   const char *vec; /* the 16-byte vector type of vectorized accesses, or NULL */
+  bool int_offsets; /* element offsets (the program's S64 values) printed as int */
 } cemit;
 
 typedef struct name {
@@ -37,6 +38,9 @@ static const char *ctype(iprog_type t) {
   return "?";
 }
 
+/* A value's C type: S64 offsets are ints where the plan's bounds allow. */
+static const char *vtype(const cemit *e, iprog_type t) { return t == IPROG_S64 && e->int_offsets ? "int" : ctype(t); }
+
 /* How an operand reads: a literal, the skeleton's name of an input, or vN. */
 static name ref(const cemit *e, int v) {
   const iprog_inst *x = &e->lw.prog.inst[v];
@@ -47,7 +51,8 @@ static name ref(const cemit *e, int v) {
     case IPROG_U32: snprintf(n.s, sizeof n.s, "%uu", (unsigned)x->imm); break;
     case IPROG_U64: snprintf(n.s, sizeof n.s, "%lluull", (unsigned long long)x->imm); break;
     case IPROG_S64:
-      if (x->imm == INT64_MIN) snprintf(n.s, sizeof n.s, "(-9223372036854775807LL - 1)");
+      if (e->int_offsets) snprintf(n.s, sizeof n.s, x->imm < 0 ? "(%lld)" : "%lld", (long long)x->imm);
+      else if (x->imm == INT64_MIN) snprintf(n.s, sizeof n.s, "(-9223372036854775807LL - 1)");
       else if (x->imm < 0) snprintf(n.s, sizeof n.s, "(%lldLL)", (long long)x->imm);
       else snprintf(n.s, sizeof n.s, "%lldLL", (long long)x->imm);
       break;
@@ -70,7 +75,7 @@ static void flush(cemit *e, text *t, const char *indent) {
     if (x->op == IOP_INPUT || x->op == IOP_CONST) continue;
     name a = x->a >= 0 ? ref(e, x->a) : (name){""}, b = x->b >= 0 ? ref(e, x->b) : (name){""};
     name c = x->c >= 0 ? ref(e, x->c) : (name){""};
-    const char *ty = ctype((iprog_type)x->type), *hi = x->type == IPROG_U32 ? "__umulhi" : "__umul64hi";
+    const char *ty = vtype(e, (iprog_type)x->type), *hi = x->type == IPROG_U32 ? "__umulhi" : "__umul64hi";
     ixj__text_put(t, "%sconst %s v%d = ", indent, ty, v);
     switch ((iprog_op)x->op) {
     case IOP_INPUT:
@@ -206,6 +211,40 @@ static ixj_status prelude(const cemit *e, char **out, ixj_error *err) {
 }
 
 static const char *body(const text *t) { return t->buf ? t->buf : ""; }
+
+/* |offset| + sum_j |stride_j| (extent_j - 1) <= 2^31 - 1: every partial sum
+ * of an offset over these dims, in any order, is then an int. */
+static bool lmad_fits_int32(int64_t offset, int rank, const int64_t *stride, const int64_t *extent) {
+  unsigned __int128 m = (unsigned __int128)(offset < 0 ? -(__int128)offset : offset);
+  for (int j = 0; j < rank; j++) {
+    __int128 st = stride[j];
+    m += (unsigned __int128)(st < 0 ? -st : st) * (unsigned __int128)(extent[j] - 1);
+  }
+  return m <= (unsigned __int128)INT32_MAX;
+}
+
+/* Whether an elementwise kernel's offsets may be ints: its index width is 32
+ * bits (every coordinate, and so its cast, is an int) and every offset the
+ * lowering forms is a partial sum of one LMAD's terms: the head's over the
+ * space (a cat input's extent is at most the space's), or a chain tail's
+ * over its logical dims (gen/lower.c, ixj__lower_chain). */
+static bool elementwise_int_offsets(const ixj_plan *p) {
+  if (p->index_bits != 32) return false;
+  for (int o = 0; o < p->num_operands; o++) {
+    const plan_operand *x = &p->operand[o];
+    if (p->op == IXJ_OP_FILL && o == 1) continue;
+    if (!lmad_fits_int32(x->head_offset, p->rank, x->stride, p->shape)) return false;
+    for (int m = 0; m < x->num_tail; m++) {
+      const ixj_lmad *l = &x->tail[m];
+      lmad_ldim d[IXJ_MAX_RANK];
+      int64_t stride[IXJ_MAX_RANK], extent[IXJ_MAX_RANK];
+      ixj__lmad_logical_dims(l, d);
+      for (int k = 0; k < l->rank; k++) stride[k] = d[k].stride, extent[k] = d[k].extent;
+      if (!lmad_fits_int32(plan_tail_offset(x, m), l->rank, stride, extent)) return false;
+    }
+  }
+  return true;
+}
 
 enum { EW_SETUP, EW_BODY, EW_CARRY, EW_PARTS };
 
@@ -434,6 +473,7 @@ static ixj_status emit_any(const ixj_plan *p, const char *kname, const char *sig
                                                                                              : LOWER_DIV_MAGIC);
   /* whole 16-byte vectors per access when the plan proved alignment */
   if (p->vector_elems > 1 && (size_t)p->vector_elems * p->elem_size == 16) e->vec = "uint4";
+  e->int_offsets = p->strategy != PLAN_TILED && elementwise_int_offsets(p); /* tiled: its own choice */
   ixj_status st = p->strategy == PLAN_TILED ? tiled(e, kname, signature, out, err)
                                             : elementwise(e, kname, signature, out, err);
   if (divisors) {
