@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "emu_build.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <spawn.h>
@@ -174,6 +175,39 @@ static int load_unit(const unit *u, emu_kernel *k, char *why, size_t why_size) {
   return 0; /* loaded for the rest of the process */
 }
 
+/* mkdir -p */
+static int mkdir_p(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *c = path + 1; *c; c++) {
+    if (*c != '/') continue;
+    *c = 0;
+    if (mkdir(path, 0700) && errno != EEXIST) return -1;
+    *c = '/';
+  }
+  return mkdir(path, 0700) && errno != EEXIST ? -1 : 0;
+}
+
+/* Removes the units of earlier runs that this one did not use, so the cache
+ * holds one corpus's worth (each test has a directory of its own). */
+static void prune(const char *dir, const unit *units, int nunits) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  for (struct dirent *ent; (ent = readdir(d));) {
+    if (strncmp(ent->d_name, "u-", 2)) continue;
+    int used = 0;
+    for (int i = 0; i < nunits && !used; i++) {
+      const char *base = strrchr(units[i].so, '/');
+      used = base && !strncmp(ent->d_name, base + 1, strlen("u-0123456789abcdef"));
+    }
+    if (used) continue;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+    unlink(path);
+  }
+  closedir(d);
+}
+
 int ixj__emu_build(const emu_builder *b, emu_kernel *k, int n, char *why, size_t why_size) {
   int per = b->per_unit > 0 ? b->per_unit : 100, nunits = (n + per - 1) / per, st = 0;
   unit *units = calloc((size_t)(nunits ? nunits : 1), sizeof *units);
@@ -181,7 +215,7 @@ int ixj__emu_build(const emu_builder *b, emu_kernel *k, int n, char *why, size_t
     snprintf(why, why_size, "out of memory");
     return -1;
   }
-  if (mkdir(b->cache_dir, 0700) && errno != EEXIST) {
+  if (mkdir_p(b->cache_dir)) {
     snprintf(why, why_size, "cannot make %s: %s", b->cache_dir, strerror(errno));
     free(units);
     return -1;
@@ -258,6 +292,7 @@ int ixj__emu_build(const emu_builder *b, emu_kernel *k, int n, char *why, size_t
     if (waitpid(-1, &status, 0) < 0) break;
     running--;
   }
+  if (st == 0) prune(b->cache_dir, units, nunits);
   free(units);
   return st;
 }

@@ -3,7 +3,8 @@
  * entry that unpacks the argument block), compiled by the host C++ compiler
  * against cuda_shim.h with alignment and overflow checks that trap, into a
  * cache directory keyed by the unit's text and the command (a rerun compiles
- * nothing), at most `jobs` compilers at once. */
+ * nothing; units no longer used are removed), at most `jobs` compilers at
+ * once. */
 #ifndef IXJIT_TESTS_CUDA_EMU_BUILD_H
 #define IXJIT_TESTS_CUDA_EMU_BUILD_H
 

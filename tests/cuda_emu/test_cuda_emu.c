@@ -193,10 +193,7 @@ static int corpus(const options *o) {
   }
   int numpy_every = o->numpy_cases > 0 ? (n + o->numpy_cases - 1) / o->numpy_cases : 0;
   char numpy_dir[4096] = "";
-  if (numpy_every) {
-    snprintf(numpy_dir, sizeof numpy_dir, "%s/numpy-%d", o->build.cache_dir, (int)getpid());
-    ixj__emu_numpy_dir(numpy_dir);
-  }
+  if (numpy_every) snprintf(numpy_dir, sizeof numpy_dir, "%s/numpy-%d", o->build.cache_dir, (int)getpid());
   for (int k = 0; k < n; k++) {
     cases[k].id = k;
     cases[k].chunk_blocks = chunk_for(o, k);
@@ -206,6 +203,7 @@ static int corpus(const options *o) {
   emu_kernel *kernels = NULL;
   int nkernels = 0;
   if (build(cases, n, &kernels, &nkernels, o)) return 1;
+  if (numpy_every) ixj__emu_numpy_dir(numpy_dir); /* in the cache directory the build made */
   sh = mmap(NULL, sizeof *sh + (size_t)n * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (sh == MAP_FAILED) return 2;
   run_all(cases, n, kernels, o);
