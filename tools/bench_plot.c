@@ -1,5 +1,5 @@
 /* The SVG bar chart: one group of horizontal bars per case, GB/s on one
- * linear axis, ixjit at each thread count, the generic kernel and the peers
+ * logarithmic axis, ixjit at each thread count, the generic kernel and the peers
  * beside it (each at its best thread count), and the ceiling (the better of
  * libc and non-temporal stores at the most threads) as a red mark across the
  * group. Values are printed at the bar ends, so small bars stay readable. */
@@ -43,6 +43,12 @@ static double best_of(const bench_run *run, const char *c, const char *method, i
   return best;
 }
 
+/* The x pixel of v GB/s on the log axis [lo, hi]. */
+static int xpos(double v, double lo, double hi) {
+  if (v <= lo) return LEFT;
+  return LEFT + (int)(log(v / lo) / log(hi / lo) * WIDTH);
+}
+
 static void escape(FILE *f, const char *s) {
   for (; *s; s++) {
     if (*s == '<') fputs("&lt;", f);
@@ -56,7 +62,7 @@ bool bench_plot_write(const bench_run *run, const char *path, char *msg, size_t 
   /* Cases in order of first appearance, the thread counts, the peers seen. */
   const char *cases[512];
   int ncases = 0, threads[BENCH_MAX_THREADS], nthreads = 0;
-  double xmax = 1;
+  double xmax = 1, xmin = 1e9;
   for (int k = 0; k < run->count; k++) {
     const bench_result *r = &run->results[k];
     if (strcmp(r->method, "ixjit") || r->bytes <= 0) continue;
@@ -67,12 +73,14 @@ bool bench_plot_write(const bench_run *run, const char *path, char *msg, size_t 
     for (int t = 0; t < nthreads && !seen; t++) seen = threads[t] == r->threads;
     if (!seen && nthreads < BENCH_MAX_THREADS) threads[nthreads++] = r->threads;
   }
-  for (int k = 0; k < run->count; k++)
-    if (bench_gbps(&run->results[k]) > xmax) xmax = bench_gbps(&run->results[k]);
-  double step = pow(10, floor(log10(xmax / 2)));
-  if (xmax / step > 12) step *= 5;
-  else if (xmax / step > 6) step *= 2;
-  xmax = ceil(xmax / step) * step;
+  for (int k = 0; k < run->count; k++) {
+    double g = bench_gbps(&run->results[k]);
+    if (g > xmax) xmax = g;
+    if (g > 0 && g < xmin) xmin = g;
+  }
+  /* A log axis: tiny cases in cache reach ~80 GB/s, a slow chain 0.1, and both must be readable. */
+  xmax = pow(10, ceil(log10(xmax)));
+  xmin = xmin < xmax ? pow(10, floor(log10(xmin))) : xmax / 10;
   int available_peers = 0;
   for (int p = 0; p < run->meta.num_peers; p++) available_peers += run->meta.peers[p].available;
   int nbars = nthreads + 1 + available_peers;
@@ -107,15 +115,18 @@ bool bench_plot_write(const bench_run *run, const char *path, char *msg, size_t 
   fprintf(f, "<line x1=\"%d\" y1=\"43\" x2=\"%d\" y2=\"55\" stroke=\"#d62728\" stroke-width=\"3\"/><text x=\"%d\" "
              "y=\"53\">ceiling</text>\n", lx + 6, lx + 6, lx + 14);
   /* grid */
-  for (double x = 0; x <= xmax + step / 2; x += step) {
-    int px = LEFT + (int)(x / xmax * WIDTH);
+  for (double decade = xmin; decade < xmax * 1.01; decade *= 10)
+    for (int m = 1; m <= 5; m += m == 1 ? 1 : 3) { /* 1, 2, 5 per decade */
+    double x = decade * m;
+    if (x > xmax * 1.01) break;
+    int px = xpos(x, xmin, xmax);
     fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#e0e0e0\"/>\n", px, TOP - 6, px,
             TOP + ncases * group);
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%g</text>\n", px, TOP + ncases * group + 14,
             x);
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%g</text>\n", px, TOP - 8, x);
-  }
-  fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">GB/s</text>\n", LEFT + WIDTH / 2, TOP + ncases * group + 30);
+    }
+  fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">GB/s (log scale)</text>\n", LEFT + WIDTH / 2, TOP + ncases * group + 30);
   for (int c = 0; c < ncases; c++) {
     int y0 = TOP + c * group;
     bar bars[BENCH_MAX_THREADS + 8];
@@ -135,7 +146,7 @@ bool bench_plot_write(const bench_run *run, const char *path, char *msg, size_t 
     escape(f, cases[c]);
     fputs("</text>\n", f);
     for (int b = 0; b < n; b++) {
-      int y = y0 + b * BAR, w = (int)(bars[b].gbps / xmax * WIDTH);
+      int y = y0 + b * BAR, w = xpos(bars[b].gbps, xmin, xmax) - LEFT;
       if (bars[b].gbps <= 0) {
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"8\" fill=\"#999\">%s%s</text>\n", LEFT + 3, y + 8,
                 bars[b].label, is_peer(bars[b].label) ? ": cannot express this case" : ": did not run");
@@ -156,7 +167,7 @@ bool bench_plot_write(const bench_run *run, const char *path, char *msg, size_t 
       if (r && bench_gbps(r) > ceil_best) ceil_best = bench_gbps(r);
     }
     if (ceil_best > 0) {
-      int px = LEFT + (int)(ceil_best / xmax * WIDTH);
+      int px = xpos(ceil_best, xmin, xmax);
       fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d62728\" stroke-width=\"3\"><title>ceiling "
                  "%.2f GB/s</title></line>\n", px, y0 - 1, px, y0 + nbars * BAR, ceil_best);
     }
