@@ -190,6 +190,35 @@ static int cost_table(void) {
   return bad;
 }
 
+/* sm_90a-style targets (architecture-specific features, which no kernel here
+ * uses; such a CUBIN runs on that exact architecture only) are refused at
+ * every entry: emission, compilation, and so warming. The runtime's targets
+ * come from the device's compute capability and are always sm_XY. */
+static int arch_suffixes_refused(void) {
+  static const char *archs[] = {"sm_90a", "sm_100a", "compute_90a"};
+  ixj_ixfun *d, *s;
+  ixj_ixfun_parse("iota 64 48", &d, NULL);
+  ixj_ixfun_parse("iota 48 64 | permute 1 0", &s, NULL);
+  const ixj_ixfun *srcs[1] = {s};
+  int bad = 0;
+  for (size_t k = 0; k < sizeof archs / sizeof *archs; k++) {
+    char *src = NULL;
+    void *bin = NULL;
+    size_t size;
+    ixj_error err;
+    if (ixj_emit_cuda(ctx, archs[k], IXJ_OP_COPY, d, 1, srcs, 0, 4, &src, NULL, &err) != IXJ_ERR_INVALID_ARGUMENT ||
+        ixj_compile_cuda("extern \"C\" __global__ void k() {}", archs[k], &bin, &size, &err) != IXJ_ERR_INVALID_ARGUMENT) {
+      printf("FAIL: target %s was not refused\n", archs[k]);
+      bad++;
+    }
+    free(src);
+    free(bin);
+  }
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s);
+  return bad;
+}
+
 int main(int argc, char **argv) {
   char version[32];
   if (ixj__nvrtc_version(version, sizeof version, NULL) != IXJ_OK) {
@@ -231,6 +260,7 @@ int main(int argc, char **argv) {
     failed++;
   }
   failed += cost_table();
+  failed += arch_suffixes_refused();
   ixj_context_destroy(ctx);
   free(jobs);
   printf("%d passed, %d failed\n", njobs + (int)(sizeof cost_cases / sizeof *cost_cases) - failed, failed);
