@@ -159,17 +159,23 @@ int ixj__emu_prepare(emu_case *cases, int n, emu_kernel **kernels, int *nkernels
     c->index_bits = p->index_bits;
     c->signature = signature_of(p);
     if (p->strategy == PLAN_EMPTY || p->strategy == PLAN_MEMCPY) continue;
-    uint64_t h = XXH3_64bits(c->signature, strlen(c->signature));
+    uint64_t h = XXH3_64bits_withSeed(c->signature, strlen(c->signature), (uint64_t)c->division);
     int s = (int)(h % (uint64_t)slots);
-    while (table[s] >= 0 && strcmp(cases[table[s]].signature, c->signature)) s = (s + 1) % slots;
+    while (table[s] >= 0 &&
+           (strcmp(cases[table[s]].signature, c->signature) || cases[table[s]].division != c->division))
+      s = (s + 1) % slots;
     if (table[s] >= 0) {
       c->kernel = cases[table[s]].kernel;
+      c->divisors = cases[table[s]].divisors;
       continue;
     }
     table[s] = i;
     emu_kernel *kk = &k[count];
     snprintf(kk->name, sizeof kk->name, "ixj_emu_k%d", count);
-    if (ixj__emit_cuda(p, kk->name, c->signature, CUDA_DIV_MAGIC, &kk->source, &err) != IXJ_OK) {
+    ixj_status est = c->division == CUDA_DIV_RUNTIME
+                         ? ixj__emit_cuda_runtime(p, kk->name, &kk->source, &c->divisors, &err)
+                         : ixj__emit_cuda(p, kk->name, c->signature, c->division, &kk->source, &err);
+    if (est != IXJ_OK) {
       snprintf(why, why_size, "line %d: emit: %s", c->line, err.message);
       st = -1;
       break;
@@ -199,9 +205,10 @@ static void report_difference(const emu_case *c, const emu_buffer *d, const unsi
   long long at = (long long)((d->region + b) - d->data);
   long long elem = at >= 0 ? at / (long long)c->elem_size : -1;
   size_t e0 = b - (size_t)(at - elem * (long long)c->elem_size);
-  printf("FAIL line %d (%s, vector %d, %d-bit, chunks of %llu blocks): byte %lld from the view's start differs "
+  static const char *const styles[] = {"ixjit division", "plain division", "runtime magic"};
+  printf("FAIL line %d (%s, %s, vector %d, %d-bit, chunks of %llu blocks): byte %lld from the view's start differs "
          "(element %lld of %zu bytes; got",
-         c->line, ixj__plan_strategy_name(c->strategy), c->vector_elems, c->index_bits,
+         c->line, ixj__plan_strategy_name(c->strategy), styles[c->division], c->vector_elems, c->index_bits,
          (unsigned long long)c->chunk_blocks, at, elem, c->span[0]);
   for (size_t k = 0; k < c->elem_size && at >= 0 && e0 + k < d->region_size; k++) printf(" %02x", d->region[e0 + k]);
   printf(", want");
@@ -277,7 +284,8 @@ int ixj__emu_run_case(emu_case *c, const emu_kernel *kernels, emu_buffer *buf) {
     unsigned char args[CUDA_ARGS_MAX_BYTES];
     size_t used;
     char why[512];
-    if (ixj__cuda_pack_args(p, ptrs, c->op == IXJ_OP_FILL ? c->value : NULL, NULL, args, sizeof args, &used, &err) !=
+    const cuda_divisors *divisors = c->division == CUDA_DIV_RUNTIME ? &c->divisors : NULL;
+    if (ixj__cuda_pack_args(p, ptrs, c->op == IXJ_OP_FILL ? c->value : NULL, divisors, args, sizeof args, &used, &err) !=
         IXJ_OK) {
       printf("FAIL line %d: pack: %s\n", c->line, err.message);
       goto done;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emit_cuda.h"
 #include "emu_buffer.h"
 #include "emu_build.h"
 #include "ixjit/ixjit.h"
@@ -29,6 +30,8 @@ typedef struct emu_case {
   int numpy;
   int huge;                     /* a built-in huge case: the index width it must be planned with */
   size_t shift_src;             /* self-test: the source moves this far after planning */
+  cuda_division division;       /* ixjit's, or a measurement baseline's (NVRTC's /, runtime magic) */
+  cuda_divisors divisors;       /* CUDA_DIV_RUNTIME: what the kernel reads, after ixj__emu_prepare */
   /* after ixj__emu_prepare */
   char *signature;
   int kernel;                   /* index in the kernel table; -1: no kernel */
@@ -42,7 +45,8 @@ int ixj__emu_parse_case(const char *line, int lineno, emu_case *c, char *why, si
 int ixj__emu_read_cases(const char *path, int sample, emu_case **cases, int *n, char *why, size_t why_size);
 /* The GPU plan of c with its buffers at addr[] (the destination first). */
 ixj_status ixj__emu_plan(const emu_case *c, const uintptr_t *addr, ixj_plan *p, ixj_error *err);
-/* Plans and emits every case; *kernels gets one per distinct signature. */
+/* Plans and emits every case; *kernels gets one per distinct signature and
+ * division style. */
 int ixj__emu_prepare(emu_case *cases, int n, emu_kernel **kernels, int *nkernels, char *why, size_t why_size);
 /* Runs one case (buffers in buf, for the crash handler): 0 passed, 1 the
  * bytes differ, 2 the launch failed; the reason printed. */

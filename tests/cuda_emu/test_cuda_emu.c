@@ -187,6 +187,21 @@ static int corpus(const options *o) {
     cases = all;
     n += m;
   }
+  /* the measurement baselines' kernels too (bench_gpu runs the runtime-magic
+   * one): every eighth case again with NVRTC's division, and with runtime magic */
+  int base = n;
+  emu_case *all = realloc(cases, (size_t)(n + 2 * (base / 8 + 1)) * sizeof *all);
+  if (!all) return 2;
+  cases = all;
+  for (int k = 5; k < base; k += 8)
+    for (int d = 0; d < 2; d++) {
+      if (ixj__emu_parse_case(cases[k].text, cases[k].line, &cases[n], why, sizeof why)) {
+        printf("FAIL: %s\n", why);
+        return 2;
+      }
+      memcpy(cases[n].misalign, cases[k].misalign, sizeof cases[n].misalign);
+      cases[n++].division = d ? CUDA_DIV_RUNTIME : CUDA_DIV_PLAIN;
+    }
   if (o->huge && ixj__emu_add_huge(&cases, &n, why, sizeof why)) {
     printf("FAIL: %s\n", why);
     return 2;
@@ -207,7 +222,7 @@ static int corpus(const options *o) {
   sh = mmap(NULL, sizeof *sh + (size_t)n * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (sh == MAP_FAILED) return 2;
   run_all(cases, n, kernels, o);
-  int passed = 0, failed = 0, strategies[5] = {0}, vectors = 0, chunked = 0, wide = 0, numpy = 0;
+  int passed = 0, failed = 0, strategies[5] = {0}, vectors = 0, chunked = 0, wide = 0, numpy = 0, styles[3] = {0};
   for (int k = 0; k < n; k++) {
     if (sh->result[k] == PASSED) passed++;
     else failed++;
@@ -216,11 +231,14 @@ static int corpus(const options *o) {
     wide += cases[k].index_bits == 64;
     chunked += cases[k].chunk_blocks != 0 && cases[k].kernel >= 0;
     numpy += cases[k].numpy;
+    styles[cases[k].division] += cases[k].kernel >= 0;
   }
   printf("strategies: empty %d, memcpy %d, inner_contiguous %d, tiled %d, general %d; %d vectorized, %d with 64-bit "
          "indices, %d in small chunks; %d kernels\n",
          strategies[PLAN_EMPTY], strategies[PLAN_MEMCPY], strategies[PLAN_INNER_CONTIGUOUS], strategies[PLAN_TILED],
          strategies[PLAN_GENERAL], vectors, wide, chunked, nkernels);
+  printf("kernels run: %d with ixjit's division, %d with NVRTC's / and %%, %d with runtime magic\n", styles[CUDA_DIV_MAGIC],
+         styles[CUDA_DIV_PLAIN], styles[CUDA_DIV_RUNTIME]);
   if (numpy) {
     char cmd[8192];
     snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'", o->python, o->oracle, numpy_dir);
