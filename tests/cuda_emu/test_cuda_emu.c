@@ -302,9 +302,13 @@ typedef struct mutant {
   char *(*mutate)(const char *source); /* NULL: the source as emitted */
   size_t shift_src;                    /* or: the source moved after planning */
   int want_mismatch, want_signal;      /* the outcomes that count as caught */
+  int want_broken;                     /* or: the runner refuses the launch */
 } mutant;
 
 static char *drop_barrier(const char *source) { return replace(source, "__syncthreads();", ""); }
+static char *divergent_barrier(const char *source) {
+  return replace(source, "__syncthreads();", "if (threadIdx.x < 16) __syncthreads();");
+}
 
 static int self_test(const emu_builder *b) {
   static const char *const lines[] = {
@@ -314,10 +318,11 @@ static int self_test(const emu_builder *b) {
       "fill\t4\tiota 1000",                                                      /* uint4 fill */
   };
   static const mutant mutants[] = {
-      {"a missing __syncthreads()", 0, drop_barrier, 0, 1, 0},
-      {"an off-by-one store", 1, store_off_by_one, 0, 1, SIGSEGV},
-      {"a misaligned uint4 access", 2, NULL, 4, 0, SIGILL},
-      {"a vector fill storing one lane (the old bug)", 3, fill_one_lane, 0, 1, 0},
+      {"a missing __syncthreads()", 0, drop_barrier, 0, 1, 0, 0},
+      {"an off-by-one store", 1, store_off_by_one, 0, 1, SIGSEGV, 0},
+      {"a misaligned uint4 access", 2, NULL, 4, 0, SIGILL, 0},
+      {"a vector fill storing one lane (the old bug)", 3, fill_one_lane, 0, 1, 0, 0},
+      {"a __syncthreads() half the block skips", 0, divergent_barrier, 0, 0, 0, 1},
   };
   enum { NC = sizeof lines / sizeof *lines, NM = sizeof mutants / sizeof *mutants };
   emu_case cases[NC + NM];
@@ -376,7 +381,8 @@ static int self_test(const emu_builder *b) {
     }
   for (int m = 0; m < NM; m++) {
     int r = sh->result[NC + m];
-    int caught = (mutants[m].want_mismatch && r == MISMATCH) || (mutants[m].want_signal && r == CRASHED_BASE + mutants[m].want_signal);
+    int caught = (mutants[m].want_mismatch && r == MISMATCH) || (mutants[m].want_broken && r == BROKEN) ||
+                 (mutants[m].want_signal && r == CRASHED_BASE + mutants[m].want_signal);
     printf("self-test: %s: %s (%s)\n", mutants[m].what, caught ? "caught" : "NOT CAUGHT",
            r == MISMATCH ? "bytes differ" : r >= CRASHED_BASE ? strsignal(r - CRASHED_BASE) : r == PASSED ? "passed" : "launch failed");
     bad += !caught;
