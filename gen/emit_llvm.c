@@ -399,6 +399,30 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
     }
 }
 
+/* base + the offset of tile coordinate b (S64) in operand o: b times the
+ * stride of b's dim, or, for a fused b, (b >> log2 b_inner) * the outer
+ * stride + (b & (b_inner - 1)) * the inner one. */
+static int tile_b_offset(emitter *e, int base, int b, const plan_operand *o) {
+  const ixj_plan *p = e->p;
+  iprog *g = &e->lw.prog;
+  int qb = p->rank - 2;
+  if (!p->b_inner) return ixj__lower_offset(&e->lw, base, 1, &b, &o->stride[qb], (int64_t[]){0}, &p->shape[qb]);
+  int k = 0;
+  while ((1 << k) < p->b_inner) k++;
+  int coord[2] = {ixj__iprog_emit(g, IOP_LSHR, IPROG_S64, 0, b, -1, -1, k),
+                  ixj__iprog_emit(g, IOP_AND, IPROG_S64, 0, b, ixj__iprog_const_s64(g, p->b_inner - 1), -1, 0)};
+  int64_t zero[2] = {0, 0}, extent[2] = {p->shape[qb - 1], p->shape[qb]};
+  return ixj__lower_offset(&e->lw, base, 2, coord, &o->stride[qb - 1], zero, extent);
+}
+
+/* The offset of b0 + i minus that of b0, for b0 a multiple of the micro
+ * edge (so of b_inner): a constant. */
+static int64_t tile_b_step(const ixj_plan *p, const plan_operand *o, int i) {
+  int qb = p->rank - 2;
+  if (!p->b_inner) return (int64_t)i * o->stride[qb];
+  return (int64_t)(i / p->b_inner) * o->stride[qb - 1] + (int64_t)(i % p->b_inner) * o->stride[qb];
+}
+
 static ixj_status emit_tiled(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
@@ -410,23 +434,23 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   emit_setup_pointers(e, &part[TL_SETUP]);
 
   /* tile index -> (outer digits..., tb, ta); the tile's offsets and bounds */
-  int64_t tshape[IXJ_MAX_RANK];
+  int outer = ixj__plan_tile_outer_dims(p);
+  int64_t tshape[IXJ_MAX_RANK], extent[2] = {ixj__plan_tile_b_extent(p), p->shape[qa]};
   int digit[IXJ_MAX_RANK];
   memcpy(tshape, p->shape, sizeof tshape);
-  tshape[qb] = (p->shape[qb] + T - 1) / T;
-  tshape[qa] = (p->shape[qa] + T - 1) / T;
+  tshape[outer] = (extent[0] + T - 1) / T;
+  tshape[outer + 1] = (extent[1] + T - 1) / T;
   int tix = ixj__iprog_emit(g, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%tix", 0), -1, -1, 0);
-  ixj__lower_unflatten(lw, tix, r, tshape, p->work_units - 1, digit);
-  int od = ixj__lower_offset(lw, ixj__iprog_const_s64(g, dst->head_offset), qb, digit, dst->stride, dst->rotate, p->shape);
-  int os = ixj__lower_offset(lw, ixj__iprog_const_s64(g, src->head_offset), qb, digit, src->stride, src->rotate, p->shape);
+  ixj__lower_unflatten(lw, tix, outer + 2, tshape, p->work_units - 1, digit);
+  int od = ixj__lower_offset(lw, ixj__iprog_const_s64(g, dst->head_offset), outer, digit, dst->stride, dst->rotate, p->shape);
+  int os = ixj__lower_offset(lw, ixj__iprog_const_s64(g, src->head_offset), outer, digit, src->stride, src->rotate, p->shape);
   int corner[2], end[2];
   for (int k = 0; k < 2; k++) {
-    int64_t n = p->shape[qb + k];
-    int t0 = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, digit[qb + k], -1, -1, 0);
+    int t0 = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, digit[outer + k], -1, -1, 0);
     corner[k] = ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NUW | IPROG_NSW, t0, ixj__iprog_const_s64(g, T), -1, 0);
     int t1 = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NUW | IPROG_NSW, corner[k], ixj__iprog_const_s64(g, T), -1, 0);
-    int full = ixj__iprog_emit(g, IOP_ULT, IPROG_I1, 0, t1, ixj__iprog_const_s64(g, n), -1, 0);
-    end[k] = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, full, t1, ixj__iprog_const_s64(g, n), 0);
+    int full = ixj__iprog_emit(g, IOP_ULT, IPROG_I1, 0, t1, ixj__iprog_const_s64(g, extent[k]), -1, 0);
+    end[k] = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, full, t1, ixj__iprog_const_s64(g, extent[k]), 0);
   }
   flush(e, &part[TL_TILE]);
 
@@ -434,17 +458,15 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   int bi = input(e, IPROG_S64, "%%bi", 0), ai = input(e, IPROG_S64, "%%ai", 0), v = p->micro;
   int bb = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[0], bi, -1, 0);
   int ab = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[1], ai, -1, 0);
-  int sbase = ixj__lower_offset(lw, ixj__lower_offset(lw, os, 1, &bb, &src->stride[qb], (int64_t[]){0}, &p->shape[qb]), 1,
-                                &ab, &src->stride[qa], (int64_t[]){0}, &p->shape[qa]);
-  int dbase = ixj__lower_offset(lw, ixj__lower_offset(lw, od, 1, &bb, &dst->stride[qb], (int64_t[]){0}, &p->shape[qb]), 1,
-                                &ab, &dst->stride[qa], (int64_t[]){0}, &p->shape[qa]);
+  int sbase = ixj__lower_offset(lw, tile_b_offset(e, os, bb, src), 1, &ab, &src->stride[qa], (int64_t[]){0}, &p->shape[qa]);
+  int dbase = ixj__lower_offset(lw, tile_b_offset(e, od, bb, dst), 1, &ab, &dst->stride[qa], (int64_t[]){0}, &p->shape[qa]);
   /* blocks side by side along a until a destination row piece is a cache line */
   int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1, src_row[128], dst_row[128];
   IXJ_ASSERT(err, v >= 2 && v <= 64 && (v & (v - 1)) == 0 && T % (v * group) == 0 && group <= 4);
-  IXJ_ASSERT(err, src->stride[qb] == 1); /* whole vectors along the source's unit dim */
+  IXJ_ASSERT(err, src->stride[qb] == 1 && (!p->b_inner || (v % p->b_inner == 0 && src->stride[qb - 1] == p->b_inner)));
   for (int k = 0; k < group; k++)
     for (int i = 0; i < v; i++) { /* block k: columns a + k v ...; its row i, its destination row i */
-      int64_t so = (int64_t)(k * v + i) * src->stride[qa], dso = (int64_t)i * dst->stride[qb] + (int64_t)k * v * dst->stride[qa];
+      int64_t so = (int64_t)(k * v + i) * src->stride[qa], dso = tile_b_step(p, dst, i) + (int64_t)k * v * dst->stride[qa];
       src_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, sbase, ixj__iprog_const_s64(g, so), -1, 0);
       dst_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, dbase, ixj__iprog_const_s64(g, dso), -1, 0);
     }
@@ -463,8 +485,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
 
   /* the edges: a row b, then each element a of it */
   int b = input(e, IPROG_S64, "%%b", 0), a = input(e, IPROG_S64, "%%a", 0);
-  int odb = ixj__lower_offset(lw, od, 1, &b, &dst->stride[qb], (int64_t[]){0}, &p->shape[qb]);
-  int osb = ixj__lower_offset(lw, os, 1, &b, &src->stride[qb], (int64_t[]){0}, &p->shape[qb]);
+  int odb = tile_b_offset(e, od, b, dst), osb = tile_b_offset(e, os, b, src);
   flush(e, &part[TL_BROW]);
   int dsti = ixj__lower_offset(lw, odb, 1, &a, &dst->stride[qa], (int64_t[]){0}, &p->shape[qa]);
   int srci = ixj__lower_offset(lw, osb, 1, &a, &src->stride[qa], (int64_t[]){0}, &p->shape[qa]);

@@ -114,14 +114,33 @@ static bool all_single_lmad(const ixj_plan *p) {
   return true;
 }
 
+static int cpu_micro(const plan_request *req, size_t elem_size) {
+  int bytes = req->cpu_vector_bytes == 64 ? 64 : 32, e = (int)elem_size;
+  return bytes / e < 2 ? 2 : bytes / e;
+}
+
+/* A source unit dim q too short to tile (a.T.reshape into a padded
+ * destination leaves one of extent 2) still tiles when a dim h continues it
+ * in the source (stride = its extent): b runs over h and q fused, contiguous
+ * in the source, and the destination's offset of b is split by a shift and a
+ * mask. q's extent must be a power of two dividing the micro-kernel's edge.
+ * The partner h, or -1. */
+static int fusable_partner(const ixj_plan *p, const plan_request *req, int q) {
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  int64_t n = p->shape[q], last = p->rank - 1;
+  if (n < 2 || (n & (n - 1)) || cpu_micro(req, p->elem_size) % n) return -1;
+  for (int h = 0; h < last; h++)
+    if (h != q && src->stride[h] == n && !src->rotate[h] && !dst->rotate[h] && p->shape[h] * n >= 8) return h;
+  return -1;
+}
+
 /* CPU transposes: macro-tiles of about 16 KiB of source (they and their
  * output stay in L1 while they are moved) made of V x V in-register
  * transposes, V the lanes of one host vector (2 for 16-byte elements on AVX2,
  * 64 for bytes on AVX-512); the emitter moves 64 bytes of destination row at a
  * time, so T is a multiple of 64 / elem_size. */
 static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
-  int bytes = req->cpu_vector_bytes == 64 ? 64 : 32, e = (int)p->elem_size;
-  int v = bytes / e < 2 ? 2 : bytes / e, t = 8;
+  int e = (int)p->elem_size, v = cpu_micro(req, p->elem_size), t = 8;
   while ((int64_t)(2 * t) * (2 * t) * e <= 16384) t *= 2;
   p->micro = v;
   p->vector_bytes = v * e;
@@ -131,8 +150,8 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   const plan_operand *dst = &p->operand[0];
   uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
   uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
-  int64_t pitch = dst->stride[p->rank - 2] * e;
-  p->dst_aligned = dst->stride[p->rank - 1] == 1 && start % 64 == 0 && pitch % 64 == 0;
+  int64_t pitch = dst->stride[p->rank - 2] * e, pitch_hi = p->b_inner ? dst->stride[p->rank - 3] * e : 0;
+  p->dst_aligned = dst->stride[p->rank - 1] == 1 && start % 64 == 0 && pitch % 64 == 0 && pitch_hi % 64 == 0;
 }
 
 static void choose_strategy(ixj_plan *p, const plan_request *req) {
@@ -170,18 +189,23 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
   /* the source's unit-stride dim becomes dim r-2: tile (r-2, r-1) */
   for (int q = last - 1; q >= 0; q--) {
     if (src->stride[q] != 1 || src->rotate[q] || dst->rotate[q] || src->rotate[last]) continue;
-    if (p->shape[q] < 8 || p->shape[last] < 8) return;
+    if (p->shape[last] < 8) return;
+    int hi = p->shape[q] < 8 && !req->gpu ? fusable_partner(p, req, q) : -1;
+    if (p->shape[q] < 8 && hi < 0) return;
     int order[IXJ_MAX_RANK], m = 0;
     for (int k = 0; k < r; k++)
-      if (k != q && k != last) order[m++] = k;
+      if (k != q && k != last && k != hi) order[m++] = k;
+    if (hi >= 0) order[m++] = hi;
     order[m++] = q;
     order[m++] = last;
+    int64_t inner = p->shape[q];
     select_dims(p, order, m);
     p->strategy = PLAN_TILED;
     if (req->gpu) {
       p->tile = p->elem_size <= 4 ? 32 : 16;
       return;
     }
+    if (hi >= 0) p->b_inner = (int)inner;
     choose_cpu_tile(p, req);
     return;
   }
@@ -214,8 +238,9 @@ static void finish(ixj_plan *p, const plan_request *req) {
   if (p->strategy == PLAN_TILED && !p->dst_aligned) p->nontemporal = 0;
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) {
-    uint64_t outer = (uint64_t)p->count / (uint64_t)(p->shape[p->rank - 1] * p->shape[p->rank - 2]);
-    uint64_t tb = (uint64_t)(p->shape[p->rank - 2] + p->tile - 1) / (uint64_t)p->tile;
+    uint64_t b = (uint64_t)ixj__plan_tile_b_extent(p);
+    uint64_t outer = (uint64_t)p->count / ((uint64_t)p->shape[p->rank - 1] * b);
+    uint64_t tb = (b + (uint64_t)p->tile - 1) / (uint64_t)p->tile;
     uint64_t ta = (uint64_t)(p->shape[p->rank - 1] + p->tile - 1) / (uint64_t)p->tile;
     p->work_units = outer * tb * ta;
   }
@@ -362,7 +387,7 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d axis=%d", p->dst_aligned, p->cat_axis);
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d axis=%d", p->dst_aligned, p->b_inner, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
   for (int k = 0; k < p->num_parts; k++) {

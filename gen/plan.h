@@ -67,6 +67,8 @@ typedef struct ixj_plan {
   int micro;        /* TILED on a CPU: the in-register transpose's edge (a vector's lanes), 0 on a GPU */
   int vector_bytes; /* TILED on a CPU: bytes per vector of the micro-kernel */
   int dst_aligned;  /* TILED on a CPU: every destination row of a micro-block starts on a vector boundary */
+  int b_inner;      /* TILED on a CPU: 0, or the b dim is dims (rank-3, rank-2) fused: contiguous in the
+                       source, rank-2 of this extent (a power of two dividing micro) */
   int num_operands; /* dst first; fill: dst + value */
   plan_operand operand[PLAN_MAX_OPERANDS];
   uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */
@@ -95,6 +97,13 @@ static inline int64_t plan_tail_offset(const plan_operand *o, int m) {
 
 /* Builds the plan (shapes must already be checked by the caller). */
 ixj_status ixj__plan_build(const plan_request *req, ixj_plan *out, ixj_error *err);
+/* TILED: the extent of b (the source's unit dim, fused with its partner when
+ * b_inner is set) and the number of dims outside the tile. */
+static inline int64_t ixj__plan_tile_b_extent(const ixj_plan *p) {
+  return p->b_inner ? p->shape[p->rank - 3] * p->shape[p->rank - 2] : p->shape[p->rank - 2];
+}
+static inline int ixj__plan_tile_outer_dims(const ixj_plan *p) { return p->rank - (p->b_inner ? 3 : 2); }
+
 /* Part k of a CAT_PARTS plan as a copy plan of its own, the same at planning
  * and at emission. */
 ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *err);

@@ -1,0 +1,164 @@
+/* The CPU kernel families whose shape depends on the host, run at every
+ * vector width on any x86-64 host: in-register transposes of every element
+ * size (32- and 64-byte vectors; on a host without AVX-512 LLVM splits the
+ * 64-byte ones, which must stay right), streamed and not, aligned and not,
+ * with edges, strided destinations (masked stores and element loops), fused
+ * tile dims (a chain into a padded destination), and cats as parts (memcpy,
+ * elementwise and tiled parts). Each kernel is planned, emitted and JIT'd
+ * through the internal API, run in several chunks with non-zero starts, and
+ * compared byte for byte with the reference interpreter, with guard bytes
+ * around the destination. */
+#include <stdint.h>
+
+#include "emit_llvm.h"
+#include "jit_llvm.h"
+#include "plan.h"
+#include "test_util.h"
+
+#define GUARD 256
+
+static jit_llvm *jit;
+static int kernels;
+
+typedef struct buffer {
+  unsigned char *mem; /* GUARD bytes, the operand's bytes, GUARD bytes; 64-byte aligned data */
+  size_t bytes;
+  ixj_operand op;
+} buffer;
+
+static void make_buffer(buffer *b, ixj_ixfun *f, size_t elem, int pattern, size_t misalign) {
+  size_t need;
+  assert_int_equal(ixj_ixfun_required_bytes(f, elem, &need, NULL), IXJ_OK);
+  b->bytes = need;
+  b->mem = aligned_alloc(64, (GUARD + need + misalign + GUARD + 63) / 64 * 64);
+  assert_non_null(b->mem);
+  for (size_t k = 0; k < GUARD + need + misalign + GUARD; k++) b->mem[k] = (unsigned char)(pattern * 31 + k * 7 + k / 251);
+  b->op = (ixj_operand){b->mem + GUARD + misalign, need, f};
+}
+
+/* Runs the kernel of `p` over its work units in chunks (multiples of the
+ * plan's vector width, the first one starting at 0). */
+static void run_chunks(const ixj_plan *p, ixj_kernel_fn fn, const void *const *ptrs) {
+  int64_t offs[PLAN_MAX_OPERANDS];
+  for (int o = 0; o < p->num_operands; o++) offs[o] = p->operand[o].runtime_offset;
+  uint64_t align = (uint64_t)p->vector_elems, step = p->work_units / 3 / align * align;
+  if (step == 0) step = align;
+  for (uint64_t b = 0; b < p->work_units; b += step) {
+    uint64_t e = b + step < p->work_units ? b + step : p->work_units;
+    fn(ptrs, offs, (int64_t)b, (int64_t)e);
+  }
+}
+
+/* One case at one vector width and cache size: JIT, run, compare. */
+static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, int num_srcs, const char *const *src_text,
+                  int vector_bytes, size_t stream_from, size_t misalign, const char *want_strategy) {
+  ixj_ixfun *dst = parse_ok(dst_text), *srcs[8];
+  buffer d, want, s[8];
+  for (int k = 0; k < num_srcs; k++) {
+    srcs[k] = parse_ok(src_text[k]);
+    make_buffer(&s[k], srcs[k], elem, 10 + k, 0);
+  }
+  make_buffer(&d, dst, elem, 1, misalign);
+  make_buffer(&want, dst, elem, 1, misalign);
+  ixj_error err;
+  ixj_operand so[8];
+  for (int k = 0; k < num_srcs; k++) so[k] = s[k].op;
+  ixj_status st = op == IXJ_OP_COPY ? ixj_reference_copy(&want.op, &so[0], elem, &err)
+                                    : ixj_reference_cat(&want.op, axis, num_srcs, so, elem, &err);
+  if (st != IXJ_OK) fail_msg("%s: reference: %s", dst_text, err.message);
+
+  const void *ptrs[1 + 8];
+  ptrs[0] = d.op.data;
+  for (int k = 0; k < num_srcs; k++) ptrs[1 + k] = s[k].op.data;
+  plan_request req = {.op = op, .elem_size = elem, .dst = dst, .num_srcs = num_srcs,
+                      .srcs = (const ixj_ixfun *const *)srcs, .cat_axis = axis, .pointers = ptrs,
+                      .last_level_cache = stream_from, .cpu_vector_bytes = vector_bytes};
+  ixj_plan *p = malloc(sizeof *p);
+  if (ixj__plan_build(&req, p, &err) != IXJ_OK) fail_msg("%s: plan: %s", dst_text, err.message);
+  if (strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
+    fail_msg("%s <- %s: strategy %s, expected %s", dst_text, src_text[0], ixj__plan_strategy_name(p->strategy),
+             want_strategy);
+  char name[32], sig[8192], *ir = NULL;
+  snprintf(name, sizeof name, "k%d", kernels++);
+  ixj__plan_signature(p, "test", sig, sizeof sig);
+  if (ixj__emit_llvm(p, name, sig, &ir, &err) != IXJ_OK) fail_msg("%s: emit: %s", dst_text, err.message);
+  void *obj;
+  size_t size;
+  ixj_kernel_fn fn;
+  if (ixj__jit_llvm_object(jit, ir, &obj, &size, &err) != IXJ_OK) fail_msg("%s: %s\n%s", dst_text, err.message, ir);
+  assert_int_equal(ixj__jit_llvm_link(jit, obj, size, name, &fn, &err), IXJ_OK);
+  run_chunks(p, fn, ptrs);
+  size_t total = GUARD + d.bytes + misalign + GUARD;
+  for (size_t k = 0; k < total; k++)
+    if (d.mem[k] != want.mem[k])
+      fail_msg("%s <- %s (elem %zu, %d-byte vectors, streaming from %zu, misaligned by %zu): byte %lld of the "
+               "destination differs%s",
+               dst_text, src_text[0], elem, vector_bytes, stream_from, misalign,
+               (long long)k - GUARD - (long long)misalign, k < GUARD + misalign || k >= GUARD + misalign + d.bytes ? " (a guard byte)" : "");
+  free(obj);
+  free(ir);
+  free(p);
+  free(d.mem);
+  free(want.mem);
+  ixj_ixfun_free(dst);
+  for (int k = 0; k < num_srcs; k++) {
+    free(s[k].mem);
+    ixj_ixfun_free(srcs[k]);
+  }
+}
+
+static void copy_all_ways(size_t elem, const char *dst, const char *src, const char *strategy) {
+  const char *srcs[1] = {src};
+  for (int vb = 32; vb <= 64; vb += 32)
+    for (int stream = 0; stream < 2; stream++)
+      for (size_t mis = 0; mis <= elem; mis += elem) /* aligned rows, and rows off by one element */
+        check(IXJ_OP_COPY, elem, 0, dst, 1, srcs, vb, stream ? 1 : 0, mis, strategy);
+}
+
+static void transposes(void **state) {
+  (void)state;
+  for (size_t e = 1; e <= 16; e *= 2) {
+    copy_all_ways(e, "iota 256 384", "iota 384 256 | permute 1 0", "tiled");  /* whole tiles */
+    copy_all_ways(e, "iota 300 270", "iota 270 300 | permute 1 0", "tiled");  /* edges */
+    copy_all_ways(e, "iota 3 70 130", "iota 3 130 70 | permute 0 2 1", "tiled"); /* batched */
+  }
+}
+
+static void strided_destinations(void **state) {
+  (void)state;
+  for (size_t e = 1; e <= 16; e *= 2) {
+    copy_all_ways(e, "iota 200 400 | slice : ::2", "iota 200 200 | permute 1 0", "tiled"); /* masked stores */
+    copy_all_ways(e, "iota 130 390 | slice : ::3", "iota 130 130 | permute 1 0", "tiled");
+    copy_all_ways(e, "iota 100 500 | slice : ::5", "iota 100 100 | permute 1 0", "tiled"); /* element loops */
+  }
+}
+
+static void fused_tiles(void **state) {
+  (void)state;
+  for (size_t e = 1; e <= 16; e *= 2) {
+    copy_all_ways(e, "iota 64 264 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", "tiled");
+    copy_all_ways(e, "iota 50 210 | slice : :200", "iota 100 100 | permute 1 0 | reshape 50 200", "tiled");
+  }
+}
+
+static void cat_parts(void **state) {
+  (void)state;
+  const char *rows[] = {"iota 100 64", "iota 100 36"};
+  const char *mixed[] = {"iota 300 100", "iota 200 300 | permute 1 0", "iota 300 40 | slice ::-1"};
+  const char *outer[] = {"iota 60 128", "iota 68 128", "iota 128 72 | permute 1 0"};
+  for (int vb = 32; vb <= 64; vb += 32)
+    for (int stream = 0; stream < 2; stream++) {
+      check(IXJ_OP_CAT, 4, 1, "iota 100 100", 2, rows, vb, stream, 0, "cat_parts");
+      for (size_t e = 1; e <= 16; e *= 2) check(IXJ_OP_CAT, e, 1, "iota 300 340", 3, mixed, vb, stream, 0, "cat_parts");
+      check(IXJ_OP_CAT, 8, 0, "iota 200 128", 3, outer, vb, stream, 8, "cat_parts"); /* memcpy parts */
+    }
+}
+
+int main(void) {
+  if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(strided_destinations),
+                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts)};
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  ixj__jit_llvm_destroy(jit);
+  return failed;
+}
