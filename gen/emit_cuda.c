@@ -464,6 +464,8 @@ static ixj_status emit_any(const ixj_plan *p, const char *kname, const char *sig
   *out = NULL;
   if (p->strategy == PLAN_EMPTY || p->strategy == PLAN_MEMCPY)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "a %s plan has no kernel", ixj__plan_strategy_name(p->strategy));
+  if (p->strategy == PLAN_CAT_PARTS) /* planned for CPUs only: a GPU cat is one elementwise kernel */
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "a cat_parts plan is not a CUDA plan");
   IXJ_ASSERT(err, p->rank >= 1 && p->rank <= IXJ_MAX_RANK && (p->strategy != PLAN_TILED || p->rank >= 2));
   cemit *e = calloc(1, sizeof *e);
   if (!e) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");

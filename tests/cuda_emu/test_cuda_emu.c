@@ -222,7 +222,7 @@ static int corpus(const options *o) {
   sh = mmap(NULL, sizeof *sh + (size_t)n * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (sh == MAP_FAILED) return 2;
   run_all(cases, n, kernels, o);
-  int passed = 0, failed = 0, strategies[5] = {0}, vectors = 0, chunked = 0, wide = 0, numpy = 0, styles[3] = {0};
+  int passed = 0, failed = 0, strategies[PLAN_CAT_PARTS + 1] = {0}, vectors = 0, chunked = 0, wide = 0, numpy = 0, styles[3] = {0};
   for (int k = 0; k < n; k++) {
     if (sh->result[k] == PASSED) passed++;
     else failed++;
