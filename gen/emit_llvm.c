@@ -462,6 +462,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   int dbase = ixj__lower_offset(lw, tile_b_offset(e, od, bb, dst), 1, &ab, &dst->stride[qa], (int64_t[]){0}, &p->shape[qa]);
   /* blocks side by side along a until a destination row piece is a cache line */
   int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1, src_row[128], dst_row[128];
+  while (group > 1 && (int64_t)v * group > p->shape[qa]) group /= 2; /* rows shorter than a line */
   IXJ_ASSERT(err, v >= 2 && v <= 64 && (v & (v - 1)) == 0 && T % (v * group) == 0 && group <= 4);
   IXJ_ASSERT(err, src->stride[qb] == 1 && (!p->b_inner || (v % p->b_inner == 0 && src->stride[qb - 1] == p->b_inner)));
   for (int k = 0; k < group; k++)

@@ -141,6 +141,10 @@ static int fusable_partner(const ixj_plan *p, const plan_request *req, int q) {
  * time, so T is a multiple of 64 / elem_size. */
 static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, v = cpu_micro(req, p->elem_size), t = 8;
+  /* narrower blocks where a tile dim is shorter than a vector (the inner dims
+   * of a 6-D permute): a block that fits beats element loops */
+  int64_t extent_a = p->shape[p->rank - 1], extent_b = ixj__plan_tile_b_extent(p);
+  while (v > 2 && v / 2 >= (p->b_inner ? p->b_inner : 1) && (v > extent_a || v > extent_b)) v /= 2;
   while ((int64_t)(2 * t) * (2 * t) * e <= 16384) t *= 2;
   p->micro = v;
   p->vector_bytes = v * e;
@@ -151,7 +155,8 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
   uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
   int64_t pitch = dst->stride[p->rank - 2] * e, pitch_hi = p->b_inner ? dst->stride[p->rank - 3] * e : 0;
-  p->dst_aligned = dst->stride[p->rank - 1] == 1 && start % 64 == 0 && pitch % 64 == 0 && pitch_hi % 64 == 0;
+  p->dst_aligned = dst->stride[p->rank - 1] == 1 && start % 64 == 0 && pitch % 64 == 0 && pitch_hi % 64 == 0 &&
+                   extent_a * e >= 64; /* a row shorter than a line would stream partial lines */
 }
 
 static void choose_strategy(ixj_plan *p, const plan_request *req) {
