@@ -97,6 +97,7 @@ typedef struct bench_meta {
   char cpu_model[128], cpu_features[512], target[128], suite[256], command[1024], gpu[320];
   int num_cpus;
   double llc_bytes, load_avg[3], size_scale;
+  double load_avg_end[3];      /* at the end of the measuring: how busy the machine became */
   int reps;
   char threads[96];           /* the thread counts, e.g. "1,2" */
   int num_peers;

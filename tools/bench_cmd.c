@@ -213,6 +213,8 @@ int cmd_bench(int argc, char **argv) {
       }
     }
   }
+  if (!input && getloadavg(run.meta.load_avg_end, 3) != 3)
+    run.meta.load_avg_end[0] = run.meta.load_avg_end[1] = run.meta.load_avg_end[2] = -1;
   if (have_filter) regfree(&filter);
   if (status == CLI_USAGE) {
     bench_run_free(&run);

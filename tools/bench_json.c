@@ -32,6 +32,7 @@ static cJSON *context_json(const bench_meta *m) {
   cJSON_AddNumberToObject(llc, "num_sharing", m->num_cpus);
   cJSON_AddItemToArray(caches, llc);
   cJSON_AddItemToObject(c, "load_avg", cJSON_CreateDoubleArray(m->load_avg, 3));
+  cJSON_AddItemToObject(c, "load_avg_end", cJSON_CreateDoubleArray(m->load_avg_end, 3));
   cJSON_AddStringToObject(c, "library_build_type", "release");
   cJSON_AddStringToObject(c, "ixjit_version", m->ixjit_version);
   cJSON_AddStringToObject(c, "commit", m->commit);
@@ -171,9 +172,11 @@ static void read_context(const cJSON *c, bench_meta *m) {
   m->reps = (int)num(c, "reps", 0);
   m->size_scale = num(c, "size_scale", 0);
   const cJSON *load = cJSON_GetObjectItemCaseSensitive(c, "load_avg");
+  const cJSON *load_end = cJSON_GetObjectItemCaseSensitive(c, "load_avg_end");
   for (int k = 0; k < 3; k++) {
-    const cJSON *v = cJSON_GetArrayItem(load, k);
+    const cJSON *v = cJSON_GetArrayItem(load, k), *w = cJSON_GetArrayItem(load_end, k);
     m->load_avg[k] = cJSON_IsNumber(v) ? v->valuedouble : -1;
+    m->load_avg_end[k] = cJSON_IsNumber(w) ? w->valuedouble : -1;
   }
   const cJSON *peers = cJSON_GetObjectItemCaseSensitive(c, "peers"), *p;
   m->num_peers = 0;

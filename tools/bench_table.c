@@ -104,6 +104,10 @@ void bench_table_print(const bench_run *run, FILE *out) {
     fputc('\n', out);
   }
   if (!gpu && run->meta.gpu[0]) fprintf(out, "gpu: %s\n", run->meta.gpu);
+  if (run->meta.load_avg[0] >= 0)
+    fprintf(out, "load average: %.2f at the start, %.2f at the end (%d CPUs)%s\n", run->meta.load_avg[0],
+            run->meta.load_avg_end[0], run->meta.num_cpus,
+            run->meta.load_avg_end[0] > 0.5 * run->meta.num_cpus ? ": the machine was busy, expect noise" : "");
   /* What the peers could not express, grouped by reason. */
   for (int p = 0; p < run->meta.num_peers; p++) {
     const bench_peer_info *info = &run->meta.peers[p];

@@ -203,6 +203,7 @@ static void test_json_round_trip(void **state) {
   assert_int_equal(back.meta.reps, 3);
   assert_true(back.meta.size_scale == 0.5);
   assert_true(back.meta.llc_bytes == run.meta.llc_bytes);
+  assert_true(back.meta.load_avg[0] == run.meta.load_avg[0]);
   assert_int_equal(back.meta.num_peers, 1);
   assert_string_equal(back.meta.peers[0].version, "1.24.2");
   assert_true(back.meta.peers[0].available);
