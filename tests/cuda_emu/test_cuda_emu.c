@@ -303,9 +303,11 @@ typedef struct mutant {
   size_t shift_src;                    /* or: the source moved after planning */
   int want_mismatch, want_signal;      /* the outcomes that count as caught */
   int want_broken;                     /* or: the runner refuses the launch */
+  uint64_t chunk_blocks;               /* launches of this many blocks (0: the runtime's) */
 } mutant;
 
 static char *drop_barrier(const char *source) { return replace(source, "__syncthreads();", ""); }
+static char *ignore_begin(const char *source) { return replace(source, "first = begin + ", "first = 0 + "); }
 static char *divergent_barrier(const char *source) {
   return replace(source, "__syncthreads();", "if (threadIdx.x < 16) __syncthreads();");
 }
@@ -318,11 +320,13 @@ static int self_test(const emu_builder *b) {
       "fill\t4\tiota 1000",                                                      /* uint4 fill */
   };
   static const mutant mutants[] = {
-      {"a missing __syncthreads()", 0, drop_barrier, 0, 1, 0, 0},
-      {"an off-by-one store", 1, store_off_by_one, 0, 1, SIGSEGV, 0},
-      {"a misaligned uint4 access", 2, NULL, 4, 0, SIGILL, 0},
-      {"a vector fill storing one lane (the old bug)", 3, fill_one_lane, 0, 1, 0, 0},
-      {"a __syncthreads() half the block skips", 0, divergent_barrier, 0, 0, 0, 1},
+      {.what = "a missing __syncthreads()", .control = 0, .mutate = drop_barrier, .want_mismatch = 1},
+      {.what = "an off-by-one store", .control = 1, .mutate = store_off_by_one, .want_mismatch = 1, .want_signal = SIGSEGV},
+      {.what = "a misaligned uint4 access", .control = 2, .shift_src = 4, .want_signal = SIGILL},
+      {.what = "a vector fill storing one lane (the old bug)", .control = 3, .mutate = fill_one_lane, .want_mismatch = 1},
+      {.what = "a __syncthreads() half the block skips", .control = 0, .mutate = divergent_barrier, .want_broken = 1},
+      {.what = "a kernel that ignores its chunk's begin (launches of 1 block)", .control = 1, .mutate = ignore_begin,
+       .want_mismatch = 1, .chunk_blocks = 1},
   };
   enum { NC = sizeof lines / sizeof *lines, NM = sizeof mutants / sizeof *mutants };
   emu_case cases[NC + NM];
@@ -352,6 +356,7 @@ static int self_test(const emu_builder *b) {
     emu_case *c = &cases[NC + m];
     *c = cases[mu->control];
     c->shift_src = mu->shift_src;
+    c->chunk_blocks = mu->chunk_blocks;
     if (mu->mutate) { /* a kernel of its own, renamed */
       emu_kernel *k = &all[nk];
       memset(k, 0, sizeof *k);
