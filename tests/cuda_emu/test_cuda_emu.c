@@ -7,8 +7,10 @@
  * (emu_buffer.c). Every byte of the destination's pages must equal the
  * reference interpreter's; a sample is also checked by NumPy
  * (numpy_oracle.py); spaces of more than 2^32 points run windows of units
- * (emu_huge.c). Each case runs in a child process, so that a fault or a
- * trapped check fails that case and the run goes on.
+ * (emu_huge.c); every eighth case runs again as the measurement baselines'
+ * kernels (NVRTC's own division, runtime magic). Each case runs in a child
+ * process, so that a fault or a trapped check fails that case and the run
+ * goes on.
  *
  * usage: test_cuda_emu [options] CASES-FILE... (at most 4)
  *   --cxx PATH --shim DIR --cache DIR   the host compiler, cuda_shim.h, the build cache
@@ -92,7 +94,7 @@ static void child_signals(void) {
 
 /* Runs cases [sh->next, n) in children; a child that dies fails its case
  * and the next child goes on after it. */
-static void run_all(emu_case *cases, int n, emu_kernel *kernels, const options *o) {
+static void run_all(emu_case *cases, int n, emu_kernel *kernels) {
   while (sh->next < n) {
     fflush(stdout);
     pid_t pid = fork();
@@ -122,7 +124,6 @@ static void run_all(emu_case *cases, int n, emu_kernel *kernels, const options *
     }
     sh->next++;
   }
-  (void)o;
 }
 
 static int parse_options(int argc, char **argv, options *o) {
@@ -221,7 +222,7 @@ static int corpus(const options *o) {
   if (numpy_every) ixj__emu_numpy_dir(numpy_dir); /* in the cache directory the build made */
   sh = mmap(NULL, sizeof *sh + (size_t)n * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (sh == MAP_FAILED) return 2;
-  run_all(cases, n, kernels, o);
+  run_all(cases, n, kernels);
   int passed = 0, failed = 0, strategies[PLAN_CAT_PARTS + 1] = {0}, vectors = 0, chunked = 0, wide = 0, numpy = 0, styles[3] = {0};
   for (int k = 0; k < n; k++) {
     if (sh->result[k] == PASSED) passed++;
@@ -378,7 +379,7 @@ static int self_test(const emu_builder *b) {
   sh = mmap(NULL, sizeof *sh + (NC + NM) * sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (sh == MAP_FAILED) return 2;
   printf("self-test: the unmutated kernels, then each mutant (its FAIL lines are expected)\n");
-  run_all(cases, NC + NM, all, NULL);
+  run_all(cases, NC + NM, all);
   for (int k = 0; k < NC; k++)
     if (sh->result[k] != PASSED) {
       printf("FAIL: the unmutated kernel of '%s' did not pass\n", lines[k]);
