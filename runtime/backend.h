@@ -65,6 +65,16 @@ struct ixj__backend {
 };
 
 extern const ixj__backend ixj__backend_cpu;
+
+/* The CPU launch without a plan, for calls that skip planning (the fast
+ * path, call_cache.h): what it needs of the plan in d, the runtime offsets in
+ * offs (one per operand), run_ms NULL to skip the clock. The CPU backend's
+ * launch is this with the plan's own. */
+struct cpu_launch_desc;
+ixj_status ixj__cpu_run(ixj_context *ctx, const struct cpu_launch_desc *d, const kernel_ref *kernel,
+                        const void *const *ptrs, const int64_t *offs, const void *fill_value, double *run_ms,
+                        ixj_error *err);
+void ixj__cpu_launch_desc(const ixj_plan *p, struct cpu_launch_desc *d);
 extern const ixj__backend ixj__backend_cuda;
 
 /* The one parser of CUDA architecture names: "sm_XY" (and with allow_ptx

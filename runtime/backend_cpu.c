@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "call_cache.h"
 #include "clock.h"
 #include "context_internal.h"
 #include "emit_llvm.h"
@@ -13,9 +14,10 @@
 static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *out, ixj_error *err) {
   if (arch) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the CPU backend builds for this CPU only, not '%s'", arch);
   *out = (ixj__target){&ixj__backend_cpu, 0, true, "", ixj__jit_llvm_vector_bytes(ctx->jit)};
-  const char *name = ixj__jit_llvm_target(ctx->jit);
-  IXJ_ASSERT(err, strlen(name) < sizeof out->name);
-  snprintf(out->name, sizeof out->name, "%s", name);
+  const char *name = ixj__jit_llvm_target(ctx->jit); /* copied, not formatted: every call passes here */
+  size_t n = strlen(name);
+  IXJ_ASSERT(err, n < sizeof out->name);
+  memcpy(out->name, name, n + 1);
   return IXJ_OK;
 }
 
@@ -62,29 +64,43 @@ static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
   memcpy(d, s, (end - begin) * l->elem_size);
 }
 
+ixj_status ixj__cpu_run(ixj_context *ctx, const cpu_launch_desc *d, const kernel_ref *kernel, const void *const *ptrs,
+                        const int64_t *offs, const void *fill_value, double *run_ms, ixj_error *err) {
+  IXJ_ASSERT(err, d->num_operands >= 1 && d->num_operands <= PLAN_MAX_OPERANDS);
+  IXJ_ASSERT(err, kernel || (d->strategy == PLAN_MEMCPY && d->op == IXJ_OP_COPY));
+  launch l;
+  l.elem_size = d->elem_size;
+  /* the kernels' operand array: dst, then the sources; a fill's value second */
+  for (int o = 0; o < d->num_operands; o++) {
+    l.ptrs[o] = d->op == IXJ_OP_FILL && o == 1 ? fill_value : ptrs[o];
+    l.offs[o] = offs[o];
+  }
+  double t0 = run_ms ? ixj__now_ms() : 0;
+  if (!kernel) {
+    l.fn = NULL;
+    ixj__pool_run(ctx->pool, (uint64_t)d->count, 1u << 16, 64, run_memcpy_chunk, &l);
+  } else {
+    l.fn = (ixj_kernel_fn)kernel->fn;
+    uint64_t grain = d->strategy == PLAN_TILED ? 16 : 1u << 15;
+    ixj__pool_run(ctx->pool, d->work_units, grain, (uint64_t)d->vector_elems, run_kernel_chunk, &l);
+  }
+  if (run_ms) *run_ms = ixj__now_ms() - t0;
+  return IXJ_OK;
+}
+
+void ixj__cpu_launch_desc(const ixj_plan *p, cpu_launch_desc *d) {
+  *d = (cpu_launch_desc){p->strategy, p->op, p->num_operands, p->vector_elems, p->elem_size, p->count, p->work_units};
+}
+
 static ixj_status cpu_launch(ixj_context *ctx, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,
                              const void *fill_value, void *stream, double *run_ms, ixj_error *err) {
   (void)stream;
   IXJ_ASSERT(err, p->num_operands >= 1 && p->num_operands <= PLAN_MAX_OPERANDS);
-  IXJ_ASSERT(err, kernel || (p->strategy == PLAN_MEMCPY && p->op == IXJ_OP_COPY));
-  launch l;
-  memset(&l, 0, sizeof l);
-  l.elem_size = p->elem_size;
-  /* the kernels' operand array: dst, then the sources; a fill's value second */
-  for (int o = 0; o < p->num_operands; o++) {
-    l.ptrs[o] = p->op == IXJ_OP_FILL && o == 1 ? fill_value : ptrs[o];
-    l.offs[o] = p->operand[o].runtime_offset;
-  }
-  double t0 = ixj__now_ms();
-  if (!kernel) {
-    ixj__pool_run(ctx->pool, (uint64_t)p->count, 1u << 16, 64, run_memcpy_chunk, &l);
-  } else {
-    l.fn = (ixj_kernel_fn)kernel->fn;
-    uint64_t grain = p->strategy == PLAN_TILED ? 16 : 1u << 15;
-    ixj__pool_run(ctx->pool, p->work_units, grain, (uint64_t)p->vector_elems, run_kernel_chunk, &l);
-  }
-  *run_ms = ixj__now_ms() - t0;
-  return IXJ_OK;
+  cpu_launch_desc d;
+  int64_t offs[PLAN_MAX_OPERANDS];
+  ixj__cpu_launch_desc(p, &d);
+  for (int o = 0; o < p->num_operands; o++) offs[o] = p->operand[o].runtime_offset;
+  return ixj__cpu_run(ctx, &d, kernel, ptrs, offs, fill_value, run_ms, err);
 }
 
 const ixj__backend ixj__backend_cpu = {

@@ -1,10 +1,19 @@
-/* The in-memory kernel cache: a hash table keyed by XXH3-128 of the full
- * signature, verified against the signature text itself. An entry is COMPILING
- * while one thread compiles it (outside the table lock); other threads asking
- * for it wait on a condition variable: single flight. */
+/* The in-memory kernel cache: a fixed array of buckets of entries keyed by
+ * the binary plan key (XXH3-64 of it picks the bucket; the whole key is
+ * compared). Entries are only ever added, never changed in place except
+ * their state, and never removed before the cache is destroyed, so a lookup
+ * reads the table without a lock, RCU style: a new entry is filled in, then
+ * published at its bucket's head with a release store; its kernel (or error)
+ * is written before its state becomes READY (FAILED) with a release store.
+ * Readers pair them with acquire loads. Only a miss takes the lock: it
+ * inserts the entry as COMPILING and compiles outside the lock; threads
+ * asking for an entry still COMPILING wait on a condition variable (single
+ * flight). Hits are counted on per-thread stripes, so threads hitting one
+ * kernel share no written cache line. */
 #include "cache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,28 +23,38 @@
 #include "error.h"
 
 #define NUM_BUCKETS 4096
+#define HIT_STRIPES 16
 
 typedef enum entry_state { COMPILING, READY, FAILED } entry_state;
 
 typedef struct entry {
-  XXH128_hash_t hash;
-  char *signature;
-  entry_state state;
-  kernel_ref kernel;
-  ixj_error error; /* FAILED */
-  struct entry *next;
+  uint64_t hash;
+  size_t key_len;
+  uint8_t *key;
+  atomic_int state; /* entry_state */
+  kernel_ref kernel; /* READY: written before the state */
+  ixj_error error;   /* FAILED: written before the state */
+  struct entry *next; /* fixed before the entry is published */
 } entry;
 
+typedef struct hit_stripe {
+  atomic_uint_fast64_t n;
+  char pad[64 - sizeof(atomic_uint_fast64_t)];
+} hit_stripe;
+
 struct kernel_cache {
-  pthread_mutex_t lock;
+  _Atomic(entry *) bucket[NUM_BUCKETS];
+  pthread_mutex_t lock;    /* inserting, leaving COMPILING, stats */
   pthread_cond_t compiled; /* broadcast whenever an entry leaves COMPILING */
-  entry *bucket[NUM_BUCKETS];
-  ixj_cache_stats stats;
+  ixj_cache_stats stats;   /* under the lock, but for the striped hits */
+  hit_stripe hits[HIT_STRIPES];
 };
 
 ixj_status ixj__cache_create(kernel_cache **out, ixj_error *err) {
   kernel_cache *c = calloc(1, sizeof *c);
   if (!c) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  for (int b = 0; b < NUM_BUCKETS; b++) atomic_init(&c->bucket[b], NULL);
+  for (int s = 0; s < HIT_STRIPES; s++) atomic_init(&c->hits[s].n, 0);
   pthread_mutex_init(&c->lock, NULL);
   pthread_cond_init(&c->compiled, NULL);
   *out = c;
@@ -45,9 +64,9 @@ ixj_status ixj__cache_create(kernel_cache **out, ixj_error *err) {
 void ixj__cache_destroy(kernel_cache *c) {
   if (!c) return;
   for (int b = 0; b < NUM_BUCKETS; b++)
-    for (entry *e = c->bucket[b], *next; e; e = next) {
+    for (entry *e = atomic_load_explicit(&c->bucket[b], memory_order_relaxed), *next; e; e = next) {
       next = e->next;
-      free(e->signature);
+      free(e->key);
       free(e);
     }
   pthread_cond_destroy(&c->compiled);
@@ -55,14 +74,15 @@ void ixj__cache_destroy(kernel_cache *c) {
   free(c);
 }
 
-static entry *find(kernel_cache *c, XXH128_hash_t h, const char *signature) {
-  for (entry *e = c->bucket[h.low64 % NUM_BUCKETS]; e; e = e->next)
-    if (XXH128_isEqual(e->hash, h) && !strcmp(e->signature, signature)) return e;
+static entry *find(kernel_cache *c, uint64_t h, const void *key, size_t len) {
+  for (entry *e = atomic_load_explicit(&c->bucket[h % NUM_BUCKETS], memory_order_acquire); e; e = e->next)
+    if (e->hash == h && e->key_len == len && !memcmp(e->key, key, len)) return e;
   return NULL;
 }
 
-static ixj_status ready_or_failed(const entry *e, kernel_ref *kernel, ixj_error *err) {
-  if (e->state == READY) {
+/* The entry's outcome once it has left COMPILING (state read with acquire). */
+static ixj_status outcome(const entry *e, int state, kernel_ref *kernel, ixj_error *err) {
+  if (state == READY) {
     *kernel = e->kernel;
     return IXJ_OK;
   }
@@ -70,41 +90,64 @@ static ixj_status ready_or_failed(const entry *e, kernel_ref *kernel, ixj_error 
   return e->error.status;
 }
 
-ixj_status ixj__cache_get(kernel_cache *c, const char *signature, cache_compile_fn compile, void *arg,
-                     kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, ixj_error *err) {
-  XXH128_hash_t h = XXH3_128bits(signature, strlen(signature));
+/* This thread's hit stripe, chosen once per thread, round robin. The
+ * initial-exec TLS model spares a __tls_get_addr call per hit in the shared
+ * library (one int of static TLS). */
+#if defined(__GNUC__)
+#define TLS_FAST __attribute__((tls_model("initial-exec")))
+#else
+#define TLS_FAST
+#endif
+static unsigned my_stripe(void) {
+  static atomic_uint next_stripe;
+  static _Thread_local unsigned stripe TLS_FAST = HIT_STRIPES;
+  if (stripe == HIT_STRIPES) stripe = atomic_fetch_add_explicit(&next_stripe, 1, memory_order_relaxed) % HIT_STRIPES;
+  return stripe;
+}
+
+ixj_status ixj__cache_get(kernel_cache *c, const void *key, size_t key_len, cache_compile_fn compile, void *arg,
+                          kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, ixj_error *err) {
+  uint64_t h = XXH3_64bits(key, key_len);
   *hit = false;
   *loaded = false;
   *compile_ms = 0;
-  pthread_mutex_lock(&c->lock);
-  entry *e = find(c, h, signature);
-  if (e && e->state != COMPILING) {
-    c->stats.hits++;
+  entry *e = find(c, h, key, key_len);
+  int state = e ? atomic_load_explicit(&e->state, memory_order_acquire) : COMPILING;
+  if (state != COMPILING) { /* the hit path: no lock */
+    atomic_fetch_add_explicit(&c->hits[my_stripe()].n, 1, memory_order_relaxed);
     *hit = true;
-    ixj_status st = ready_or_failed(e, kernel, err);
+    return outcome(e, state, kernel, err);
+  }
+  pthread_mutex_lock(&c->lock);
+  if (!e) e = find(c, h, key, key_len); /* another miss may have inserted it meanwhile */
+  if (e) {
+    state = atomic_load_explicit(&e->state, memory_order_acquire);
+    if (state == COMPILING) { /* another thread compiles it: wait; for this caller, a hit */
+      c->stats.misses++;
+      while ((state = atomic_load_explicit(&e->state, memory_order_acquire)) == COMPILING)
+        pthread_cond_wait(&c->compiled, &c->lock);
+    } else {
+      c->stats.hits++;
+    }
     pthread_mutex_unlock(&c->lock);
-    return st;
+    *hit = true;
+    return outcome(e, state, kernel, err);
   }
   c->stats.misses++;
-  if (e) { /* another thread compiles it: wait; for this caller, a hit */
-    while (e->state == COMPILING) pthread_cond_wait(&c->compiled, &c->lock);
-    *hit = true;
-    ixj_status st = ready_or_failed(e, kernel, err);
-    pthread_mutex_unlock(&c->lock);
-    return st;
-  }
   e = calloc(1, sizeof *e);
-  char *sig = e ? strdup(signature) : NULL;
-  if (!sig) {
+  uint8_t *copy = e ? malloc(key_len ? key_len : 1) : NULL;
+  if (!copy) {
     free(e);
     pthread_mutex_unlock(&c->lock);
     return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   }
+  memcpy(copy, key, key_len);
   e->hash = h;
-  e->signature = sig;
-  e->state = COMPILING;
-  e->next = c->bucket[h.low64 % NUM_BUCKETS];
-  c->bucket[h.low64 % NUM_BUCKETS] = e;
+  e->key_len = key_len;
+  e->key = copy;
+  atomic_init(&e->state, COMPILING);
+  e->next = atomic_load_explicit(&c->bucket[h % NUM_BUCKETS], memory_order_relaxed);
+  atomic_store_explicit(&c->bucket[h % NUM_BUCKETS], e, memory_order_release);
   c->stats.entries++;
   pthread_mutex_unlock(&c->lock);
 
@@ -119,14 +162,14 @@ ixj_status ixj__cache_get(kernel_cache *c, const char *signature, cache_compile_
   else c->stats.compiles++;
   c->stats.compile_ms += dt;
   if (st == IXJ_OK) {
-    e->state = READY;
     e->kernel = compiled;
     *kernel = compiled;
+    atomic_store_explicit(&e->state, READY, memory_order_release);
   } else {
     c->stats.failures++;
-    e->state = FAILED;
     e->error = cerr;
     if (err) *err = cerr;
+    atomic_store_explicit(&e->state, FAILED, memory_order_release);
   }
   pthread_cond_broadcast(&c->compiled);
   pthread_mutex_unlock(&c->lock);
@@ -134,8 +177,11 @@ ixj_status ixj__cache_get(kernel_cache *c, const char *signature, cache_compile_
   return st;
 }
 
+void ixj__cache_count_hit(kernel_cache *c) { atomic_fetch_add_explicit(&c->hits[my_stripe()].n, 1, memory_order_relaxed); }
+
 void ixj__cache_stats(kernel_cache *c, ixj_cache_stats *out) {
   pthread_mutex_lock(&c->lock);
   *out = c->stats;
   pthread_mutex_unlock(&c->lock);
+  for (int s = 0; s < HIT_STRIPES; s++) out->hits += atomic_load_explicit(&c->hits[s].n, memory_order_relaxed);
 }

@@ -1,8 +1,9 @@
-/* Internal: the in-memory kernel cache, signature -> compiled kernel. */
+/* Internal: the in-memory kernel cache, plan key -> loaded kernel. */
 #ifndef IXJIT_RUNTIME_CACHE_H
 #define IXJIT_RUNTIME_CACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "ixjit/context.h"
 
@@ -16,18 +17,23 @@ typedef union kernel_ref {
   void (*fn)(void); /* e.g. a JIT-compiled function, cast back to its own type */
 } kernel_ref;
 
-/* Loads or compiles the kernel of a signature (called at most once per
- * signature); *loaded tells a disk hit from a compile. */
+/* Loads or compiles the kernel of a key (called at most once per key);
+ * *loaded tells a disk hit from a compile. */
 typedef ixj_status (*cache_compile_fn)(void *arg, kernel_ref *kernel, bool *loaded, ixj_error *err);
 
 ixj_status ixj__cache_create(kernel_cache **out, ixj_error *err);
+/* No lookup may be running. */
 void ixj__cache_destroy(kernel_cache *c);
-/* The kernel of `signature`: found, or compiled by `compile` exactly once even
- * when many threads ask at the same moment (the others wait for it, and get
- * *hit = true: they compiled nothing). A failed compile is remembered and
- * reported to every later caller. */
-ixj_status ixj__cache_get(kernel_cache *c, const char *signature, cache_compile_fn compile, void *arg,
-                     kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, ixj_error *err);
+/* The kernel of the binary key key[0..key_len) (runtime/plan_key.h): found,
+ * or compiled by `compile` exactly once even when many threads ask at the
+ * same moment (the others wait for it, and get *hit = true: they compiled
+ * nothing). A hit takes no lock, allocates nothing and formats nothing. A
+ * failed compile is remembered and reported to every later caller. */
+ixj_status ixj__cache_get(kernel_cache *c, const void *key, size_t key_len, cache_compile_fn compile, void *arg,
+                          kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, ixj_error *err);
+/* Counts a hit served without a lookup (the fast path found the kernel in
+ * its own table, call_cache.h). */
+void ixj__cache_count_hit(kernel_cache *c);
 void ixj__cache_stats(kernel_cache *c, ixj_cache_stats *out);
 
 #endif

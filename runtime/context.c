@@ -86,6 +86,7 @@ ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out
   open_record(c);
   ixj_status st;
   if ((st = ixj__pool_create(c->threads, &c->pool, err)) != IXJ_OK || (st = ixj__cache_create(&c->cache, err)) != IXJ_OK ||
+      (st = ixj__call_cache_create(&c->calls, err)) != IXJ_OK ||
       (st = ixj__jit_llvm_create(&c->jit, err)) != IXJ_OK) {
     ixj_context_destroy(c);
     return st;
@@ -98,6 +99,7 @@ void ixj_context_destroy(ixj_context *c) {
   if (!c) return;
   ixj__pool_destroy(c->pool);
   ixj__cache_destroy(c->cache);
+  ixj__call_cache_destroy(c->calls);
   ixj__jit_llvm_destroy(c->jit);
   ixj__disk_cache_close(c->disk);
   if (c->record_fd >= 0) close(c->record_fd);

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "cache.h"
+#include "call_cache.h"
 #include "disk_cache.h"
 #include "ixjit/context.h"
 #include "jit_llvm.h"
@@ -18,6 +19,7 @@ struct ixj_context {
   size_t last_level_cache;
   thread_pool *pool;
   kernel_cache *cache;
+  call_cache *calls;         /* the per-call fast path (call_cache.h) */
   jit_llvm *jit;
   disk_cache *disk;          /* NULL: off or unusable */
   atomic_bool disk_warned;   /* one warning for a cache we cannot write */

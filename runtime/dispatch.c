@@ -10,9 +10,12 @@
 
 #include <xxhash.h>
 
+#include "call_cache.h"
 #include "context_internal.h"
 #include "error.h"
 #include "plan.h"
+#include "ixfun_internal.h"
+#include "plan_key.h"
 #include "record.h"
 
 /* The kernel's symbol: derived from the signature's hash, so distinct
@@ -58,15 +61,28 @@ static ixj_status make_plan(ixj_context *ctx, const dispatch_request *req, const
   return ixj__plan_build(&pr, plan, err);
 }
 
-/* One kernel being found or made; lives on the calling thread. */
+/* One kernel being found or made; lives on the calling thread. A memory hit
+ * needs only the plan key; the text (signature, kernel name, disk key) is
+ * made on the first need, on a miss. */
 typedef struct kernel_job {
   ixj_context *ctx;
   const dispatch_request *req;
   const ixj__target *target;
   const ixj_plan *plan;
-  const char *name, *signature;
+  const uint8_t *plan_key; /* the memory cache's key */
+  size_t plan_key_len;
+  char *signature;         /* malloc'ed, made on first need */
+  char name[48];           /* the kernel's symbol, with the signature */
   char *key; /* the disk-cache key, made on first need; NULL while the disk cache is off */
+  kernel_ref kernel; /* RUN: the kernel found or made */
 } kernel_job;
+
+static ixj_status job_signature(kernel_job *j, ixj_error *err) {
+  if (j->signature) return IXJ_OK;
+  if (!(j->signature = signature_of(j->plan, j->target->name))) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  kernel_name_of(j->signature, j->name);
+  return IXJ_OK;
+}
 
 static ixj_status job_key(kernel_job *j, ixj_error *err) {
   char id[64], toolchain[64];
@@ -87,7 +103,8 @@ static ixj_status job_image(kernel_job *j, bool skip_disk, void **image, size_t 
   const ixj__backend *b = j->target->backend;
   *image = NULL;
   *from_disk = false;
-  ixj_status st = job_key(j, err);
+  ixj_status st = job_signature(j, err);
+  if (st == IXJ_OK) st = job_key(j, err);
   if (st != IXJ_OK) return st;
   if (j->key && !skip_disk && ixj__disk_cache_load(ctx->disk, j->key, image, size)) {
     *from_disk = true;
@@ -148,7 +165,7 @@ static ixj_status warm(kernel_job *j, dispatch_result *out, ixj_error *err) {
     kernel_ref kernel;
     bool hit, loaded;
     double ms;
-    st = ixj__cache_get(ctx->cache, j->signature, job_kernel, j, &kernel, &hit, &loaded, &ms, err);
+    st = ixj__cache_get(ctx->cache, j->plan_key, j->plan_key_len, job_kernel, j, &kernel, &hit, &loaded, &ms, err);
     present = hit || loaded;
   } else {
     void *image;
@@ -156,6 +173,7 @@ static ixj_status warm(kernel_job *j, dispatch_result *out, ixj_error *err) {
     st = job_image(j, false, &image, &size, &present, err);
     free(image);
   }
+  if (st == IXJ_OK) st = job_signature(j, err);
   if (st == IXJ_OK) st = job_key(j, err);
   if (st == IXJ_OK && !ixj__disk_cache_has(ctx->disk, j->key))
     st = ixj__fail(err, IXJ_ERR_IO, "compiled, but the cache directory %s cannot be written", ixj__disk_cache_dir(ctx->disk));
@@ -175,12 +193,13 @@ static ixj_status run(kernel_job *j, dispatch_result *out, ixj_error *err) {
   const op_call *c = &j->req->call;
   ixj_call_info *info = &out->info;
   kernel_ref kernel;
-  ixj_status st = ixj__cache_get(ctx->cache, j->signature, job_kernel, j, &kernel, &info->cache_hit, &info->disk_hit,
-                                 &info->compile_ms, err);
+  ixj_status st = ixj__cache_get(ctx->cache, j->plan_key, j->plan_key_len, job_kernel, j, &kernel, &info->cache_hit,
+                                 &info->disk_hit, &info->compile_ms, err);
   if (st != IXJ_OK) return st;
   if (!info->cache_hit)
     ixj__ctx_log(ctx, IXJ_LOG_DEBUG, "%s %s (%s, %s) in %.2f ms", info->disk_hit ? "loaded" : "compiled", j->name,
                  info->strategy, j->target->name, info->compile_ms);
+  j->kernel = kernel;
   const void *ptrs[PLAN_MAX_OPERANDS];
   operand_pointers(c, ptrs);
   return j->target->backend->launch(ctx, j->plan, &kernel, ptrs, c->op == IXJ_OP_FILL ? c->value : NULL,
@@ -209,39 +228,121 @@ static ixj_status no_kernel(ixj_context *ctx, const dispatch_request *req, const
   return IXJ_OK;
 }
 
+/* The kernel of a plan that has one: its key, then the memory cache and the
+ * rest of the pipeline. The key of a plain copy or fill fits the stack
+ * buffer; a larger one is malloc'ed. */
+static ixj_status with_kernel(ixj_context *ctx, const dispatch_request *req, const ixj__target *target,
+                              const ixj_plan *plan, dispatch_result *out, kernel_ref *kernel, ixj_error *err) {
+  uint8_t stack_key[PLAN_KEY_STACK_BYTES], *key = stack_key;
+  size_t n = ixj__plan_key(plan, target->name, stack_key, sizeof stack_key);
+  if (n > sizeof stack_key) {
+    if (!(key = malloc(n))) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    ixj__plan_key(plan, target->name, key, n);
+  }
+  kernel_job job = {ctx, req, target, plan, key, n, NULL, "", NULL, {NULL}};
+  ixj_status st = req->mode == DISPATCH_WARM ? warm(&job, out, err) : run(&job, out, err);
+  *kernel = job.kernel;
+  free(job.key);
+  free(job.signature);
+  if (key != stack_key) free(key);
+  return st;
+}
+
+/* ---- the fast path (call_cache.h) ----------------------------------------- */
+
+/* An operand's byte range [*lo, *hi) from its offset range relative to its
+ * LMAD's offset; false when it leaves the buffer (the long way reports it). */
+static bool fast_range(const ixj_operand *o, int64_t rel_lo, int64_t rel_hi, size_t elem, uintptr_t *lo, uintptr_t *hi) {
+  int64_t off = o->ixfun->lmads[0].offset, min, max;
+  uint64_t end;
+  if (__builtin_add_overflow(off, rel_lo, &min) || __builtin_add_overflow(off, rel_hi, &max) || min < 0) return false;
+  if (__builtin_mul_overflow((uint64_t)max + 1, (uint64_t)elem, &end) || end > o->size_bytes) return false;
+  *lo = (uintptr_t)o->data + (uintptr_t)min * elem;
+  *hi = (uintptr_t)o->data + (uintptr_t)end;
+  return true;
+}
+
+/* A call whose key is in the table: the checks that depend on the buffers
+ * (bounds, overlap, the fill value), then the launch. False, with nothing
+ * done, when a check fails: the long way then reports the error. */
+static bool fast_run(ixj_context *ctx, const dispatch_request *req, const call_value *v, dispatch_result *out,
+                     ixj_status *st, ixj_error *err) {
+  const op_call *c = &req->call;
+  uintptr_t dlo, dhi, slo, shi;
+  if (!fast_range(c->dst, v->lo[0], v->hi[0], c->elem_size, &dlo, &dhi)) return false;
+  const void *ptrs[2] = {c->dst->data, NULL};
+  int64_t offs[2] = {c->dst->ixfun->lmads[0].offset, 0};
+  if (c->op == IXJ_OP_COPY) {
+    if (!fast_range(c->srcs, v->lo[1], v->hi[1], c->elem_size, &slo, &shi) || (slo < dhi && dlo < shi)) return false;
+    ptrs[1] = c->srcs->data;
+    offs[1] = c->srcs->ixfun->lmads[0].offset;
+  } else {
+    uintptr_t x = (uintptr_t)c->value;
+    if (!c->value || (x < dhi && dlo < x + c->elem_size)) return false;
+  }
+  if (v->kernel.handle) ixj__cache_count_hit(ctx->cache);
+  out->info.cache_hit = true;
+  out->info.strategy = ixj__plan_strategy_name(v->launch.strategy);
+  *st = ixj__cpu_run(ctx, &v->launch, v->kernel.handle ? &v->kernel : NULL, ptrs, offs, c->value,
+                     req->timed ? &out->info.run_ms : NULL, err);
+  return true;
+}
+
+/* After a call that passed every check the long way: its entry. */
+static void fast_add(ixj_context *ctx, const op_call *c, const uint8_t *key, size_t len, const ixj_plan *plan,
+                     const kernel_ref *kernel) {
+  call_value v;
+  memset(&v, 0, sizeof v);
+  v.kernel = *kernel;
+  ixj__cpu_launch_desc(plan, &v.launch);
+  for (int o = 0; o < (c->op == IXJ_OP_COPY ? 2 : 1); o++) {
+    const ixj_ixfun *f = o ? c->srcs->ixfun : c->dst->ixfun;
+    ixj_offset_range r = ixj_ixfun_offset_range(f);
+    v.lo[o] = r.min - f->lmads[0].offset;
+    v.hi[o] = r.max - f->lmads[0].offset;
+  }
+  ixj__call_cache_add(ctx->calls, key, len, &v); /* out of memory: the long way again next time */
+}
+
 ixj_status ixj__dispatch(ixj_context *ctx, const dispatch_request *req, dispatch_result *out, ixj_error *err) {
   memset(out, 0, sizeof *out);
   out->info.strategy = "empty";
   out->outcome = IXJ_WARM_NO_KERNEL;
   const ixj__backend *b = req->backend;
   ixj__target target;
-  ixj_plan *plan = NULL;
+  ixj_plan plan; /* on the stack: no allocation per call */
   char *signature = NULL;
-  ixj_status st = b->target(ctx, req->arch, &target, err);
+  uint8_t call_key[CALL_KEY_BYTES];
+  size_t call_len = req->mode == DISPATCH_RUN && b == &ixj__backend_cpu ? ixj__call_key(&req->call, call_key) : 0;
+  ixj_status st;
+  if (call_len) {
+    const call_value *v = ixj__call_cache_find(ctx->calls, call_key, call_len);
+    if (v && fast_run(ctx, req, v, out, &st, err)) return st;
+  }
+  st = b->target(ctx, req->arch, &target, err);
   if (st == IXJ_OK && req->mode == DISPATCH_WARM && !ctx->disk)
     st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
   if (st == IXJ_OK) st = ixj__op_validate(&req->call, err);
-  if (st == IXJ_OK && !(plan = malloc(sizeof *plan))) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
-  if (st == IXJ_OK) st = make_plan(ctx, req, &target, plan, err);
+  if (st == IXJ_OK) st = make_plan(ctx, req, &target, &plan, err);
   if (st != IXJ_OK) goto done;
-  out->info.strategy = ixj__plan_strategy_name(plan->strategy);
-  bool kernel = plan->strategy != PLAN_EMPTY && plan->strategy != PLAN_MEMCPY;
-  if (kernel || req->mode == DISPATCH_EMIT) { /* a run without a kernel formats nothing */
-    if (!(signature = signature_of(plan, target.name))) {
+  out->info.strategy = ixj__plan_strategy_name(plan.strategy);
+  bool kernel = plan.strategy != PLAN_EMPTY && plan.strategy != PLAN_MEMCPY;
+  if (req->mode == DISPATCH_EMIT) { /* only emission needs the text up front */
+    if (!(signature = signature_of(&plan, target.name))) {
       st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
       goto done;
     }
     kernel_name_of(signature, out->kernel_name);
   }
+  kernel_ref found = {NULL};
   if (!kernel) {
-    st = no_kernel(ctx, req, plan, signature, out, err);
+    st = no_kernel(ctx, req, &plan, signature, out, err);
   } else if (req->mode == DISPATCH_EMIT) {
-    st = b->emit(plan, out->kernel_name, signature, &out->text, err);
+    st = b->emit(&plan, out->kernel_name, signature, &out->text, err);
   } else {
-    kernel_job job = {ctx, req, &target, plan, out->kernel_name, signature, NULL};
-    st = req->mode == DISPATCH_WARM ? warm(&job, out, err) : run(&job, out, err);
-    free(job.key);
+    st = with_kernel(ctx, req, &target, &plan, out, &found, err);
   }
+  if (st == IXJ_OK && call_len && plan.strategy != PLAN_EMPTY) fast_add(ctx, &req->call, call_key, call_len, &plan, &found);
   if (st == IXJ_OK && req->mode == DISPATCH_EMIT) {
     out->signature = signature;
     signature = NULL;
@@ -252,7 +353,6 @@ done:
     out->text = NULL;
   }
   free(signature);
-  free(plan);
   return st;
 }
 
@@ -266,6 +366,6 @@ ixj_status ixj__dispatch_shapes(ixj_context *ctx, dispatch_mode mode, const ixj_
   if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
   for (int k = 0; k < num_srcs; k++) s[k] = (ixj_operand){NULL, 0, srcs[k]};
-  dispatch_request req = {mode, backend, arch, {op, elem_size, &d, num_srcs, s, NULL, axis, true}, aligned, NULL};
+  dispatch_request req = {mode, backend, arch, {op, elem_size, &d, num_srcs, s, NULL, axis, true}, aligned, NULL, false};
   return ixj__dispatch(ctx, &req, out, err);
 }

@@ -1,9 +1,10 @@
 /* Internal: the one pipeline behind every public operation, warming and
  * emission call, for every backend:
  *
- *   target -> validate -> plan -> signature -> cache -> launch
+ *   target -> validate -> plan -> key -> cache -> launch
  *
- * where "cache" is the context's memory cache (single flight per signature),
+ * (a CPU copy or fill of single-LMAD operands first tries the fast path of
+ * call_cache.h: its checks, then the launch), where "cache" is the context's memory cache (single flight per signature),
  * then the disk cache, then a compile (emit + toolchain), written back to the
  * disk and recorded (IXJIT_RECORD). Warming stops before the launch (and,
  * for a target this process cannot load, before the memory cache); emission
@@ -30,6 +31,7 @@ typedef struct dispatch_request {
   op_call call;     /* RUN: operands with buffers; WARM, EMIT: call.shapes_only, no buffers */
   bool aligned;     /* WARM, EMIT: whether the memory will be aligned (it selects the vector width) */
   void *stream;     /* RUN on CUDA: a CUstream, NULL for the default one */
+  bool timed;       /* RUN: the caller reads info.run_ms (else the fast path skips the clock) */
 } dispatch_request;
 
 typedef struct dispatch_result {

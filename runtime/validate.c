@@ -48,6 +48,22 @@ static ixj_status check_operand(const ixj_operand *o, size_t elem, const char *w
   return IXJ_OK;
 }
 
+/* "source" or "input N", for messages: written by hand, since every call
+ * passes here and a hit formats nothing. */
+static void input_name(ixj_op_kind op, int s, char what[32]) {
+  if (op == IXJ_OP_COPY) {
+    memcpy(what, "source", sizeof "source");
+    return;
+  }
+  char digits[12];
+  int n = 0;
+  do digits[n++] = (char)('0' + s % 10);
+  while ((s /= 10) > 0);
+  memcpy(what, "input ", 6);
+  for (int k = 0; k < n; k++) what[6 + k] = digits[n - 1 - k];
+  what[6 + n] = '\0';
+}
+
 static bool same_shape_except(const ixj_ixfun *a, const ixj_ixfun *b, int axis) {
   int64_t sa[IXJ_MAX_RANK], sb[IXJ_MAX_RANK];
   if (ixj_ixfun_rank(a) != ixj_ixfun_rank(b)) return false;
@@ -86,7 +102,7 @@ ixj_status ixj__op_validate(const op_call *c, ixj_error *err) {
   int64_t along = 0;
   for (int s = 0; s < (c->op == IXJ_OP_FILL ? 0 : c->num_srcs); s++) {
     const ixj_operand *src = c->srcs ? &c->srcs[s] : NULL;
-    snprintf(what, sizeof what, c->op == IXJ_OP_COPY ? "source" : "input %d", s);
+    input_name(c->op, s, what);
     if ((st = check_operand(src, c->elem_size, what, c->shapes_only, &sr, &src_empty, err)) != IXJ_OK) return st;
     if (c->op == IXJ_OP_COPY) {
       if (!same_shape_except(d, src->ixfun, -1))

@@ -7,6 +7,9 @@
  * The disk cache lives in a directory made here with mkdtemp; only that
  * directory and the entries in it are ever removed. */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +20,8 @@
 
 #define KERNELS 15
 #define HIT_CALLS 2000
+#define HOT_CALLS 20000
+#define HOT_THREADS 8
 #define DIV_N (1u << 20)
 
 static bench_result *micro_result(bench_run *run, const char *case_name, const char *method, const char *unit) {
@@ -117,6 +122,97 @@ done:
   return ok;
 }
 
+
+/* The dispatcher's per-call path on a memory hit: an 8x8 float transpose
+ * (a kernel, not a memcpy), the index functions built once. At 1 thread, ns
+ * per call; at HOT_THREADS threads calling at once on one context, wall time
+ * x min(threads, CPUs) / calls: the cost per call per core, equal to the
+ * 1-thread number when the threads do not slow each other down. */
+typedef struct hot_arg {
+  ixj_context *ctx;
+  const ixj_operand *dst, *src;
+  atomic_bool *go;
+  int calls;
+  bool ok;
+} hot_arg;
+
+static void *hot_thread(void *p) {
+  hot_arg *a = p;
+  while (!atomic_load(a->go)) sched_yield();
+  a->ok = true;
+  for (int k = 0; k < a->calls; k++) a->ok &= ixj_copy(a->ctx, a->dst, a->src, 4, NULL, NULL) == IXJ_OK;
+  return NULL;
+}
+
+/* One repetition: `threads` threads, each making `calls` calls, released at
+ * once; seconds of wall time. *ok false when a call failed or a thread did
+ * not start. */
+static double hot_rep(ixj_context *ctx, const ixj_operand *d, const ixj_operand *s, int threads, int calls, bool *ok) {
+  pthread_t tid[HOT_THREADS];
+  hot_arg args[HOT_THREADS];
+  atomic_bool go;
+  atomic_init(&go, false);
+  int started = 0;
+  for (int t = 0; t < threads; t++) {
+    args[t] = (hot_arg){ctx, d, s, &go, calls, false};
+    if (pthread_create(&tid[t], NULL, hot_thread, &args[t]) != 0) break;
+    started++;
+  }
+  *ok &= started == threads;
+  double t0 = now_ms();
+  atomic_store(&go, true);
+  for (int t = 0; t < started; t++) {
+    pthread_join(tid[t], NULL);
+    *ok &= args[t].ok;
+  }
+  return (now_ms() - t0) * 1e-3;
+}
+
+static bool hot_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
+  static float x[64], y[64];
+  ixj_context *ctx = NULL;
+  ixj_ixfun *fd = NULL, *fs = NULL;
+  ixj_error err = {0};
+  ixj_call_info info;
+  bool ok = false;
+  ixj_context_options o = {.num_threads = 1, .disk_cache = -1};
+  if (ixj_context_create(&o, &ctx, &err) != IXJ_OK || ixj_ixfun_parse("iota 8 8", &fd, &err) != IXJ_OK ||
+      ixj_ixfun_parse("iota 8 8 | permute 1 0", &fs, &err) != IXJ_OK)
+    goto fail;
+  ixj_operand od = {y, sizeof y, fd}, os = {x, sizeof x, fs};
+  if (ixj_copy(ctx, &od, &os, 4, &info, &err) != IXJ_OK) goto fail;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int cores = cpus < 1 ? 1 : cpus < HOT_THREADS ? (int)cpus : HOT_THREADS;
+  bench_result *one = micro_result(run, "hit_8x8_transpose", "ixj_copy", "ns");
+  bench_result *many = micro_result(run, "hit_8x8_transpose", "ixj_copy", "ns");
+  if (!one || !many) {
+    snprintf(msg, msg_size, "out of memory");
+    goto done;
+  }
+  many->threads = HOT_THREADS;
+  bench_result_name(many);
+  one->iterations = HOT_CALLS;
+  many->iterations = (int64_t)HOT_CALLS * HOT_THREADS;
+  bool calls_ok = true;
+  for (int r = 0; r < reps; r++) { /* interleaved */
+    one->sec[one->reps++] = hot_rep(ctx, &od, &os, 1, HOT_CALLS, &calls_ok) / HOT_CALLS;
+    many->sec[many->reps++] = hot_rep(ctx, &od, &os, HOT_THREADS, HOT_CALLS, &calls_ok) * cores / many->iterations;
+  }
+  if (!calls_ok) {
+    snprintf(msg, msg_size, "hit_8x8_transpose: a call failed or a thread could not start");
+    goto done;
+  }
+  ok = true;
+  goto done;
+fail:
+  snprintf(msg, msg_size, "hit_8x8_transpose: %s", err.message);
+done:
+  ixj_ixfun_free(fd);
+  ixj_ixfun_free(fs);
+  ixj_context_destroy(ctx);
+  return ok;
+}
+
 static uint64_t sink;
 
 /* The chosen sequence as emitted code runs it: multiplier and shift in
@@ -196,5 +292,6 @@ static bool divmod_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
 
 bool bench_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
   if (reps > BENCH_MAX_REPS) reps = BENCH_MAX_REPS;
-  return cache_micro(reps, run, msg, msg_size) && divmod_micro(reps, run, msg, msg_size);
+  return cache_micro(reps, run, msg, msg_size) && hot_micro(reps, run, msg, msg_size) &&
+         divmod_micro(reps, run, msg, msg_size);
 }

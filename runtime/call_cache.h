@@ -1,0 +1,62 @@
+/* Internal: the per-call fast path's table, for the commonest calls: a CPU
+ * copy or fill whose operands are each one LMAD. Its key is made from the
+ * call itself, without planning: the operation, the element size and, per
+ * operand, the LMAD without its offset (rank, shape, strides, rotations,
+ * permutation) and where the operand's first element falls within 64 bytes
+ * (the planner's alignment decisions look no further: unit_plan_key checks
+ * it). Everything the planner decides is a function of that key and of the
+ * context (target, last-level cache), except the runtime offsets, which for
+ * one LMAD are the LMAD's own offset. So an entry keeps what the launch needs
+ * (the kernel, strategy, work units) and what the checks need (each
+ * operand's reachable offsets relative to its LMAD's offset), and a call that
+ * finds its key neither plans nor formats nor allocates. Entries are added
+ * after a call has passed every check the long way; like the kernel cache's,
+ * they are read without a lock and live as long as the context. */
+#ifndef IXJIT_RUNTIME_CALL_CACHE_H
+#define IXJIT_RUNTIME_CALL_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "plan.h"
+#include "validate.h"
+
+/* Room for the key of any call the table takes: two operands of up to
+ * IXJ_MAX_RANK dims. */
+#define CALL_KEY_BYTES (8 * (2 + 2 * (2 + 4 * IXJ_MAX_RANK)))
+
+/* What a CPU launch needs from a plan (backend_cpu.c). */
+typedef struct cpu_launch_desc {
+  plan_strategy strategy;
+  ixj_op_kind op;
+  int num_operands;
+  int vector_elems;
+  size_t elem_size;
+  int64_t count;
+  uint64_t work_units;
+} cpu_launch_desc;
+
+typedef struct call_value {
+  kernel_ref kernel; /* NULL for MEMCPY */
+  cpu_launch_desc launch;
+  int64_t lo[2], hi[2]; /* operand o reaches offsets [offset + lo, offset + hi] (copy: dst, src; fill: dst) */
+} call_value;
+
+typedef struct call_cache call_cache;
+
+ixj_status ixj__call_cache_create(call_cache **out, ixj_error *err);
+/* No lookup may be running. */
+void ixj__call_cache_destroy(call_cache *c);
+/* The key of a call, into key[CALL_KEY_BYTES]: its length, or 0 when the
+ * call is not one the table takes (not a copy or fill, a chain, no buffers,
+ * an empty operand). */
+size_t ixj__call_key(const op_call *c, uint8_t *key);
+/* The value of a key, or NULL. Lock-free; the value lives as long as the table. */
+const call_value *ixj__call_cache_find(call_cache *c, const uint8_t *key, size_t len);
+/* Adds key -> value unless the key is there already. False when out of
+ * memory (the call goes on the long way next time too). */
+bool ixj__call_cache_add(call_cache *c, const uint8_t *key, size_t len, const call_value *value);
+
+#endif

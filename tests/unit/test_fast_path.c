@@ -1,0 +1,183 @@
+/* The per-call fast path (runtime/call_cache.h) through the public API: once
+ * a copy or fill of single-LMAD operands has run, later calls of the same
+ * shapes skip planning. Every call here is checked against the reference
+ * interpreter (whole buffer, guard bytes included) whichever path served it:
+ *   - the same views over other buffers, at other offsets and alignments
+ *     (other kernels where alignment changes the plan), fills, memcpy plans;
+ *   - every check after the fast path has the key: a buffer too small, a
+ *     source overlapping the destination, a fill value NULL or inside the
+ *     destination: the same status and message as the first call's;
+ *   - 8 threads calling at once on one context, hits and first calls mixed
+ *     (ThreadSanitizer in the tsan preset). */
+#include <pthread.h>
+
+#include "test_util.h"
+
+#define BUF 8192
+
+static ixj_context *ctx;
+
+static int setup(void **state) {
+  (void)state;
+  ixj_context_options o = {.num_threads = 2, .disk_cache = -1};
+  ixj_error err;
+  return ixj_context_create(&o, &ctx, &err) == IXJ_OK ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  ixj_context_destroy(ctx);
+  return 0;
+}
+
+static void pattern(unsigned char *b, size_t n, unsigned seed) {
+  for (size_t k = 0; k < n; k++) b[k] = (unsigned char)(seed * 131 + k * 7 + k / 253);
+}
+
+/* One copy of src_text into dst_text through ixj_copy and the reference,
+ * the operands `shift` bytes into their buffers; 0 on success, else the status
+ * (whose message goes to msg). */
+static ixj_status copy_checked(const char *dst_text, const char *src_text, size_t elem, size_t shift, unsigned seed,
+                               bool *hit, char *msg) {
+  ixj_ixfun *fd = parse_ok(dst_text), *fs = parse_ok(src_text);
+  unsigned char *src = aligned_alloc(64, BUF), *got = aligned_alloc(64, BUF), *want = aligned_alloc(64, BUF);
+  assert_true(src && got && want);
+  pattern(src, BUF, seed);
+  pattern(got, BUF, seed + 1);
+  memcpy(want, got, BUF);
+  ixj_operand d = {got + shift, BUF - shift - 64, fd}, s = {src + shift, BUF - shift - 64, fs};
+  ixj_operand wd = {want + shift, BUF - shift - 64, fd};
+  ixj_call_info info;
+  ixj_error err = {IXJ_OK, 0, ""};
+  ixj_status st = ixj_copy(ctx, &d, &s, elem, &info, &err);
+  if (st == IXJ_OK) {
+    assert_int_equal(ixj_reference_copy(&wd, &s, elem, &err), IXJ_OK);
+    assert_memory_equal(got, want, BUF);
+    if (hit) *hit = info.cache_hit;
+  } else if (msg) {
+    snprintf(msg, 256, "%s", err.message);
+  }
+  free(src);
+  free(got);
+  free(want);
+  ixj_ixfun_free(fd);
+  ixj_ixfun_free(fs);
+  return st;
+}
+
+static const char *const cases[][2] = {
+    {"iota 8 8", "iota 8 8 | permute 1 0"},
+    {"iota 16 24", "iota 24 16 | permute 1 0"},
+    {"iota 40 | slice 3:35", "iota 32"},             /* memcpy, at an offset */
+    {"iota 12 10 | slice ::-1", "iota 12 10"},       /* a reversed destination */
+    {"iota 6 5", "iota 6 5 | rotate 2 1"},
+    {"iota 32 8 | slice 1:31", "iota 30 8"},         /* vectors only when aligned */
+    {"iota 10 7", "iota 7 10 | permute 1 0 | slice ::-1"},
+};
+#define NUM_CASES (int)(sizeof cases / sizeof *cases)
+
+static void test_hits_match_reference(void **state) {
+  (void)state;
+  ixj_cache_stats before, after;
+  for (int c = 0; c < NUM_CASES; c++)
+    for (size_t elem = 1; elem <= 16; elem *= 2)
+      for (size_t shift = 0; shift < 64 * 2; shift += 4 * elem) {
+        bool hit = false;
+        ixj_context_cache_stats(ctx, &before);
+        assert_int_equal(copy_checked(cases[c][0], cases[c][1], elem, shift, (unsigned)(c + shift), &hit, NULL), IXJ_OK);
+        ixj_context_cache_stats(ctx, &after);
+        if (shift >= 64) assert_true(hit); /* the same place within 64 bytes as an earlier call */
+        assert_true(after.hits + after.misses >= before.hits + before.misses);
+      }
+}
+
+static void test_fills(void **state) {
+  (void)state;
+  static const char *const views[] = {"iota 100 | slice ::3", "iota 8 8 | permute 1 0", "iota 64", "iota 9 7 | slice ::-1 1:"};
+  for (size_t v = 0; v < sizeof views / sizeof *views; v++)
+    for (int round = 0; round < 3; round++) {
+      ixj_ixfun *f = parse_ok(views[v]);
+      _Alignas(64) unsigned char got[1280];
+      _Alignas(64) unsigned char want[1280], value[8] = {1, 2, 3, 4, 5, 6, 7, (unsigned char)round};
+      pattern(got, sizeof got, (unsigned)v);
+      memcpy(want, got, sizeof got);
+      size_t at = 64 * (size_t)round + (v % 2) * 4; /* the same place within 64 bytes each round */
+      ixj_operand d = {got + at, sizeof got - at, f}, w = {want + at, sizeof want - at, f};
+      ixj_call_info info;
+      ixj_error err;
+      assert_int_equal(ixj_fill(ctx, &d, value, 4, &info, &err), IXJ_OK);
+      assert_int_equal(ixj_reference_fill(&w, value, 4, &err), IXJ_OK);
+      assert_memory_equal(got, want, sizeof got);
+      if (round) assert_true(info.cache_hit);
+      ixj_ixfun_free(f);
+    }
+}
+
+/* The first call of a shape and a later one (fast path) fail alike. */
+static void test_errors_after_hits(void **state) {
+  (void)state;
+  ixj_ixfun *fd = parse_ok("iota 8 8"), *fs = parse_ok("iota 8 8 | permute 1 0"), *big = parse_ok("iota 16 16");
+  float a[256], b[256];
+  memset(a, 0, sizeof a);
+  memset(b, 0, sizeof b);
+  ixj_operand d = {a, sizeof a, fd}, s = {b, sizeof b, fs};
+  ixj_error err;
+  assert_int_equal(ixj_copy(ctx, &d, &s, 4, NULL, &err), IXJ_OK); /* the key is in the table now */
+  for (int round = 0; round < 2; round++) {
+    ixj_operand small = {a, 63 * 4, fd};
+    assert_int_equal(ixj_copy(ctx, &small, &s, 4, NULL, &err), IXJ_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(err.message, "destination: buffer too small"));
+    ixj_operand small_src = {b, 4, fs};
+    assert_int_equal(ixj_copy(ctx, &d, &small_src, 4, NULL, &err), IXJ_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(err.message, "source: buffer too small"));
+    ixj_operand overlap = {a + 32, sizeof a - 32 * 4, fs};
+    assert_int_equal(ixj_copy(ctx, &d, &overlap, 4, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "overlaps the destination"));
+    ixj_operand null_src = {NULL, sizeof b, fs};
+    assert_int_equal(ixj_copy(ctx, &d, &null_src, 4, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
+    ixj_operand shape_mismatch = {b, sizeof b, big};
+    assert_int_equal(ixj_copy(ctx, &d, &shape_mismatch, 4, NULL, &err), IXJ_ERR_MISMATCH);
+    assert_int_equal(ixj_copy(ctx, &d, &s, 3, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
+    assert_int_equal(ixj_fill(ctx, &d, b, 4, NULL, &err), IXJ_OK);
+    assert_int_equal(ixj_fill(ctx, &d, NULL, 4, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "NULL value"));
+    assert_int_equal(ixj_fill(ctx, &d, a + 5, 4, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "value overlaps"));
+  }
+  /* nothing was written by the failed calls: a is the fill of b's zeros */
+  for (int k = 0; k < 64; k++) assert_true(a[k] == 0.0f);
+  ixj_ixfun_free(fd);
+  ixj_ixfun_free(fs);
+  ixj_ixfun_free(big);
+}
+
+#define THREADS 8
+#define ROUNDS 60
+
+static void *worker(void *arg) {
+  int id = (int)(intptr_t)arg, bad = 0;
+  for (int r = 0; r < ROUNDS; r++) {
+    int c = (id * 7 + r) % NUM_CASES;
+    size_t elem = (size_t)1 << ((id + r) % 4), shift = (size_t)((r * 3 + id) % 8) * 8 * elem % 128;
+    char msg[256];
+    bad += copy_checked(cases[c][0], cases[c][1], elem, shift, (unsigned)(id * 1000 + r), NULL, msg) != IXJ_OK;
+  }
+  return (void *)(intptr_t)bad;
+}
+
+static void test_threads(void **state) {
+  (void)state;
+  pthread_t t[THREADS];
+  for (int i = 0; i < THREADS; i++) assert_int_equal(pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i), 0);
+  for (int i = 0; i < THREADS; i++) {
+    void *bad;
+    pthread_join(t[i], &bad);
+    assert_int_equal((intptr_t)bad, 0);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_hits_match_reference), cmocka_unit_test(test_fills),
+                                     cmocka_unit_test(test_errors_after_hits), cmocka_unit_test(test_threads)};
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
