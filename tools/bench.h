@@ -110,7 +110,9 @@ typedef struct bench_run {
   bench_result *results;
 } bench_run;
 
-bench_result *bench_run_add(bench_run *run);  /* a zeroed result, or NULL when out of memory */
+/* A zeroed result, or NULL when out of memory. Adding may move run->results:
+ * keep indices, not pointers, across adds (the first 1024 never move). */
+bench_result *bench_run_add(bench_run *run);
 const bench_result *bench_run_find(const bench_run *run, const char *run_name);
 void bench_run_free(bench_run *run);
 void bench_result_name(bench_result *r);      /* run_name from case_name, method, threads */
