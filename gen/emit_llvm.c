@@ -129,6 +129,10 @@ static void flush(emitter *e, text *t) {
   }
 }
 
+/* Lanes of the vector a kernel moves: its vector elements, spread over
+ * fill_pitch times as many lanes for a strided fill. */
+static int store_lanes(const ixj_plan *p) { return p->vector_elems * (p->fill_pitch ? p->fill_pitch : 1); }
+
 static void emit_setup_pointers(emitter *e, text *t) {
   for (int o = 0; o < e->p->num_operands; o++) {
     int arg = e->p->operand[o].arg;
@@ -147,11 +151,21 @@ static void emit_setup_pointers(emitter *e, text *t) {
   ixj__text_put(t, "  %%value.s = load %s, ptr %%p.1, align 1\n", e->scalar);
   ixj__text_put(t, "  %%value.v = insertelement %s poison, %s %%value.s, i32 0\n", e->elem, e->scalar);
   ixj__text_put(t, "  %%value = shufflevector %s %%value.v, %s poison, <%d x i32> zeroinitializer\n", e->elem, e->elem,
-                e->p->vector_elems);
+                store_lanes(e->p));
 }
 
 /* dst[dst_off] = src[src_off] (src < 0: the fill value). */
 static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
+  if (src < 0 && e->p->fill_pitch) { /* every fill_pitch-th lane of one vector window: a masked store */
+    int k = e->tmp++, lanes = store_lanes(e->p);
+    name d = ref(e, dst_off);
+    ixj__text_put(t, "  %%m%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, e->scalar, d.s);
+    ixj__text_put(t, "  call void @llvm.masked.store.v%d%s.p0(%s %%value, ptr %%m%d.d, i32 %zu, <%d x i1> <", lanes, e->scalar,
+                  e->elem, k, e->p->elem_size, lanes);
+    for (int l = 0; l < lanes; l++) ixj__text_put(t, "%si1 %s", l ? ", " : "", l % e->p->fill_pitch ? "false" : "true");
+    ixj__text_put(t, ">), !alias.scope !%d, !noalias !%d\n", MD_DST_LIST, MD_SRC_LIST);
+    return;
+  }
   int align = e->p->vector_elems > 1 ? 32 : 1;
   int k = e->tmp++;
   name d = ref(e, dst_off);
@@ -290,6 +304,11 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
     }
   }
 
+  if (p->fill_pitch) {
+    int lanes = store_lanes(p);
+    snprintf(e->declare, sizeof e->declare, "declare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)",
+             lanes, e->scalar, lanes, e->scalar, lanes);
+  }
   ixj_status st = ixj__lower_status(&e->lw, err);
   char *md = NULL;
   if (st == IXJ_OK && !e->part) st = fill_metadata(&md, err);
@@ -303,6 +322,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
                         "ALLOCAS", body(&part[EW_ALLOCAS]), "SETUP", body(&part[EW_SETUP]),
                         "INNER_EXTENT", extent, "ROW_SETUP", body(&part[EW_ROW]), "INNER", body(&part[EW_INNER]),
                         "STEP", step, "CARRY", body(&part[EW_CARRY]), "EXIT", exit_code(p), "METADATA", md ? md : "",
+                        "DECLARATIONS", e->part ? "" : e->declare,
                         "LINKAGE", e->part ? "internal " : ""};
     st = ixj__template_fill(ixj__template_elementwise, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }
@@ -534,7 +554,7 @@ static ixj_status emit_kernel(const ixj_plan *p, const char *kname, const char *
   ixj__lower_init(&e->lw, p, LOWER_DIV_MAGIC);
   e->it = e->lw.index == IPROG_U32 ? "i32" : "i64";
   snprintf(e->scalar, sizeof e->scalar, "i%zu", p->elem_size * 8);
-  if (p->vector_elems > 1) snprintf(e->elem, sizeof e->elem, "<%d x %s>", p->vector_elems, e->scalar);
+  if (p->vector_elems > 1) snprintf(e->elem, sizeof e->elem, "<%d x %s>", store_lanes(p), e->scalar);
   else snprintf(e->elem, sizeof e->elem, "%s", e->scalar);
   ixj_status st = p->strategy == PLAN_TILED ? emit_tiled(e, kname, signature, out, err)
                                             : emit_elementwise(e, kname, signature, out, err);

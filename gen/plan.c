@@ -114,6 +114,28 @@ static bool all_single_lmad(const ixj_plan *p) {
   return true;
 }
 
+/* A fill of every 2nd, 3rd or 4th element of its rows (a strided view):
+ * masked stores of the value spread over one host vector write only the
+ * view's elements, a vector at a time, where a loop of scalar stores writes
+ * one. 4- and 8-byte elements (masked stores are native there on AVX2 too);
+ * rows a multiple of the elements per store (the dispatcher's chunks then
+ * start on whole stores). */
+static void choose_fill_pitch(ixj_plan *p, const plan_request *req) {
+  const plan_operand *dst = &p->operand[0];
+  int last = p->rank - 1, bytes = req->cpu_vector_bytes == 64 ? 64 : 32;
+  int64_t s = dst->stride[last];
+  if ((p->elem_size != 4 && p->elem_size != 8) || s < 2 || s > 4 || dst->rotate[last]) return;
+  int lanes = bytes / (int)p->elem_size, per_store = (int)(lanes / s);
+  if (per_store < 2) return;
+  while (per_store & (per_store - 1)) per_store--; /* a power of two, as the dispatcher's chunk alignment */
+  if (p->shape[last] % per_store) return;
+  for (int j = 0; j < last; j++)
+    if (dst->rotate[j]) return;
+  p->vector_elems = per_store;
+  p->fill_pitch = (int)s;
+  p->vector_bytes = bytes;
+}
+
 static int cpu_micro(const plan_request *req, size_t elem_size) {
   int bytes = req->cpu_vector_bytes == 64 ? 64 : 32, e = (int)elem_size;
   return bytes / e < 2 ? 2 : bytes / e;
@@ -190,6 +212,10 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
   }
   /* a destination whose smallest stride is not 1 still gains from tiles: the
    * source is read along its unit dim instead of across it */
+  if (p->op == IXJ_OP_FILL && !req->gpu) {
+    choose_fill_pitch(p, req);
+    return;
+  }
   if (p->op != IXJ_OP_COPY || r < 2 || dst->stride[last] == 0 || dst->rotate[last]) return;
   /* the source's unit-stride dim becomes dim r-2: tile (r-2, r-1) */
   for (int q = last - 1; q >= 0; q--) {
@@ -392,7 +418,8 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d b_inner=%d axis=%d", p->dst_aligned, p->b_inner, p->cat_axis);
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d fill_pitch=%d axis=%d", p->dst_aligned, p->b_inner, p->fill_pitch,
+                   p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
   for (int k = 0; k < p->num_parts; k++) {

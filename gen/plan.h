@@ -58,6 +58,8 @@ typedef struct ixj_plan {
   plan_strategy strategy;
   int index_bits;   /* 32 or 64: width of the index arithmetic */
   int vector_elems; /* elements per vector access in the inner loop (1: scalar) */
+  int fill_pitch;   /* CPU fill of a destination whose innermost stride is 2..4: masked vector stores
+                       of vector_elems elements spread over vector_elems * fill_pitch lanes (0: none) */
   int nontemporal;  /* streaming stores for outputs larger than the last-level cache */
   int rank;         /* iteration dims (>= 1 unless EMPTY) */
   int64_t shape[IXJ_MAX_RANK];

@@ -52,3 +52,4 @@ exit:
 }
 
 @@METADATA@@
+@@DECLARATIONS@@

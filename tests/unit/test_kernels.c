@@ -3,8 +3,8 @@
  * size (32- and 64-byte vectors; on a host without AVX-512 LLVM splits the
  * 64-byte ones, which must stay right), streamed and not, aligned and not,
  * with edges, strided destinations (masked stores and element loops), fused
- * tile dims (a chain into a padded destination), and cats as parts (memcpy,
- * elementwise and tiled parts). Each kernel is planned, emitted and JIT'd
+ * tile dims (a chain into a padded destination), cats as parts (memcpy,
+ * elementwise and tiled parts) and fills of strided views (masked stores). Each kernel is planned, emitted and JIT'd
  * through the internal API, run in several chunks with non-zero starts, and
  * compared byte for byte with the reference interpreter, with guard bytes
  * around the destination. */
@@ -63,20 +63,24 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
   ixj_error err;
   ixj_operand so[8];
   for (int k = 0; k < num_srcs; k++) so[k] = s[k].op;
-  ixj_status st = op == IXJ_OP_COPY ? ixj_reference_copy(&want.op, &so[0], elem, &err)
-                                    : ixj_reference_cat(&want.op, axis, num_srcs, so, elem, &err);
+  static const unsigned char value[16] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+                                          0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xf0, 0x0f};
+  ixj_status st = op == IXJ_OP_COPY   ? ixj_reference_copy(&want.op, &so[0], elem, &err)
+                  : op == IXJ_OP_FILL ? ixj_reference_fill(&want.op, value, elem, &err)
+                                      : ixj_reference_cat(&want.op, axis, num_srcs, so, elem, &err);
   if (st != IXJ_OK) fail_msg("%s: reference: %s", dst_text, err.message);
 
   const void *ptrs[1 + 8];
   ptrs[0] = d.op.data;
   for (int k = 0; k < num_srcs; k++) ptrs[1 + k] = s[k].op.data;
+  if (op == IXJ_OP_FILL) ptrs[1] = value;
   plan_request req = {.op = op, .elem_size = elem, .dst = dst, .num_srcs = num_srcs,
                       .srcs = (const ixj_ixfun *const *)srcs, .cat_axis = axis, .pointers = ptrs,
                       .last_level_cache = stream_from, .cpu_vector_bytes = vector_bytes};
   ixj_plan *p = malloc(sizeof *p);
   if (ixj__plan_build(&req, p, &err) != IXJ_OK) fail_msg("%s: plan: %s", dst_text, err.message);
   if (strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
-    fail_msg("%s <- %s: strategy %s, expected %s", dst_text, src_text[0], ixj__plan_strategy_name(p->strategy),
+    fail_msg("%s <- %s: strategy %s, expected %s", dst_text, num_srcs ? src_text[0] : "fill", ixj__plan_strategy_name(p->strategy),
              want_strategy);
   char name[32], sig[8192], *ir = NULL;
   snprintf(name, sizeof name, "k%d", kernels++);
@@ -93,7 +97,7 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
     if (d.mem[k] != want.mem[k])
       fail_msg("%s <- %s (elem %zu, %d-byte vectors, streaming from %zu, misaligned by %zu): byte %lld of the "
                "destination differs%s",
-               dst_text, src_text[0], elem, vector_bytes, stream_from, misalign,
+               dst_text, num_srcs ? src_text[0] : "fill", elem, vector_bytes, stream_from, misalign,
                (long long)k - GUARD - (long long)misalign, k < GUARD + misalign || k >= GUARD + misalign + d.bytes ? " (a guard byte)" : "");
   free(obj);
   free(ir);
@@ -156,10 +160,31 @@ static void cat_parts(void **state) {
     }
 }
 
+/* Fills of strided views: masked stores for pitches 2..4 (4- and 8-byte
+ * elements), scalar stores otherwise. */
+static void strided_fills(void **state) {
+  (void)state;
+  static const char *views[] = {"iota 64 256 | slice : ::2", "iota 30 96 | slice ::-1 1::3", "iota 3 20 128 | slice : : ::4",
+                                "iota 20 100 | slice : ::5", "iota 17 34 | slice : ::2"};
+  for (int vb = 32; vb <= 64; vb += 32)
+    for (size_t e = 1; e <= 16; e *= 2)
+      for (size_t v = 0; v < sizeof views / sizeof *views; v++)
+        for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_FILL, e, 0, views[v], 0, NULL, vb, 0, mis, "general");
+  /* the masked path is the one taken where it can be */
+  ixj_ixfun *f = parse_ok(views[0]);
+  plan_request req = {.op = IXJ_OP_FILL, .elem_size = 4, .dst = f, .cpu_vector_bytes = 64};
+  ixj_plan *p = malloc(sizeof *p);
+  assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+  assert_int_equal(p->fill_pitch, 2);
+  assert_int_equal(p->vector_elems, 8);
+  free(p);
+  ixj_ixfun_free(f);
+}
+
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(strided_destinations),
-                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts)};
+                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
   return failed;
