@@ -64,6 +64,22 @@ static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
   memcpy(d, s, (end - begin) * l->elem_size);
 }
 
+/* Below these many bytes moved (read + written) a launch runs on the
+ * caller's thread and never wakes the pool: waking it and joining cost more
+ * than a second core saves. Measured on the 2-core development VM (a build
+ * that always used the pool, copies of 2^10..2^21 floats, a 1-thread against
+ * a 2-thread context, medians of 41 runs; docs/cpu-path.md): contiguous and
+ * elementwise copies gained from a second thread only from 2 MiB moved (at 1
+ * MiB it still cost 1.1-1.5x), transposes, which spend more per byte, from
+ * 64 KiB. */
+#define INLINE_BYTES_ELEMENTWISE ((uint64_t)1 << 20)
+#define INLINE_BYTES_TILED ((uint64_t)64 << 10)
+
+static bool run_inline(const cpu_launch_desc *d) {
+  uint64_t bytes = (uint64_t)d->count * d->elem_size * (d->op == IXJ_OP_FILL ? 1 : 2);
+  return bytes < (d->strategy == PLAN_TILED ? INLINE_BYTES_TILED : INLINE_BYTES_ELEMENTWISE);
+}
+
 ixj_status ixj__cpu_run(ixj_context *ctx, const cpu_launch_desc *d, const kernel_ref *kernel, const void *const *ptrs,
                         const int64_t *offs, const void *fill_value, double *run_ms, ixj_error *err) {
   IXJ_ASSERT(err, d->num_operands >= 1 && d->num_operands <= PLAN_MAX_OPERANDS);
@@ -76,13 +92,16 @@ ixj_status ixj__cpu_run(ixj_context *ctx, const cpu_launch_desc *d, const kernel
     l.offs[o] = offs[o];
   }
   double t0 = run_ms ? ixj__now_ms() : 0;
+  bool small = run_inline(d);
   if (!kernel) {
     l.fn = NULL;
-    ixj__pool_run(ctx->pool, (uint64_t)d->count, 1u << 16, 64, run_memcpy_chunk, &l);
+    if (small) run_memcpy_chunk(&l, 0, (uint64_t)d->count); /* count > 0: EMPTY plans never launch */
+    else ixj__pool_run(ctx->pool, (uint64_t)d->count, 1u << 16, 64, run_memcpy_chunk, &l);
   } else {
     l.fn = (ixj_kernel_fn)kernel->fn;
-    uint64_t grain = d->strategy == PLAN_TILED ? 16 : 1u << 15;
-    ixj__pool_run(ctx->pool, d->work_units, grain, (uint64_t)d->vector_elems, run_kernel_chunk, &l);
+    uint64_t grain = d->strategy == PLAN_TILED ? 1 : 1u << 15; /* tiles: the byte threshold already kept small work here */
+    if (small) run_kernel_chunk(&l, 0, d->work_units);
+    else ixj__pool_run(ctx->pool, d->work_units, grain, (uint64_t)d->vector_elems, run_kernel_chunk, &l);
   }
   if (run_ms) *run_ms = ixj__now_ms() - t0;
   return IXJ_OK;

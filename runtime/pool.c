@@ -28,6 +28,7 @@ struct thread_pool {
   job *current;
   uint64_t generation;
   bool stop;
+  uint64_t jobs; /* handed to the workers, under the lock */
   int num_workers;
   pthread_t *workers;
 };
@@ -120,6 +121,7 @@ void ixj__pool_run(thread_pool *p, uint64_t units, uint64_t grain, uint64_t alig
   pthread_mutex_lock(&p->lock);
   p->current = &j;
   p->generation++;
+  p->jobs++;
   pthread_cond_broadcast(&p->work);
   pthread_mutex_unlock(&p->lock);
 
@@ -130,4 +132,11 @@ void ixj__pool_run(thread_pool *p, uint64_t units, uint64_t grain, uint64_t alig
   while (j.done < units || j.active > 0) pthread_cond_wait(&p->finished, &p->lock);
   pthread_mutex_unlock(&p->lock);
   pthread_mutex_unlock(&p->submit);
+}
+
+uint64_t ixj__pool_jobs(thread_pool *p) {
+  pthread_mutex_lock(&p->lock);
+  uint64_t n = p->jobs;
+  pthread_mutex_unlock(&p->lock);
+  return n;
 }

@@ -16,5 +16,7 @@ void ixj__pool_destroy(thread_pool *p);
  * of `align` (except the last); the caller takes part. When the pool is busy
  * with another caller's job, or the job is small, the caller runs it alone. */
 void ixj__pool_run(thread_pool *p, uint64_t units, uint64_t grain, uint64_t align, pool_task task, void *arg);
+/* Jobs handed to the workers so far (the rest ran on their callers alone). */
+uint64_t ixj__pool_jobs(thread_pool *p);
 
 #endif

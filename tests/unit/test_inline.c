@@ -1,0 +1,58 @@
+/* Small work runs on the caller's thread (runtime/backend_cpu.c): on a
+ * 2-thread context, copies and fills below the measured thresholds (1 MiB
+ * moved elementwise or by memcpy, 64 KiB for transposes) hand no job to the
+ * pool, larger ones do; every result is checked against the reference
+ * interpreter either way. Internal API: the pool's job counter. */
+#include "context_internal.h"
+#include "test_util.h"
+
+static ixj_context *ctx;
+
+static void one(ixj_op_kind op, const char *dst_text, const char *src_text, bool want_pool) {
+  ixj_ixfun *fd = parse_ok(dst_text), *fs = src_text ? parse_ok(src_text) : NULL;
+  size_t bytes;
+  assert_int_equal(ixj_ixfun_required_bytes(fd, 4, &bytes, NULL), IXJ_OK);
+  unsigned char *src = malloc(bytes), *got = calloc(1, bytes), *want = calloc(1, bytes);
+  assert_true(src && got && want);
+  for (size_t k = 0; k < bytes; k++) src[k] = (unsigned char)(k * 13 + k / 509);
+  ixj_operand d = {got, bytes, fd}, w = {want, bytes, fd}, s = {src, bytes, fs};
+  float value = 2.5f;
+  ixj_error err;
+  uint64_t before = ixj__pool_jobs(ctx->pool);
+  for (int round = 0; round < 2; round++) { /* a compile, then a hit */
+    if (op == IXJ_OP_COPY) assert_int_equal(ixj_copy(ctx, &d, &s, 4, NULL, &err), IXJ_OK);
+    else assert_int_equal(ixj_fill(ctx, &d, &value, 4, NULL, &err), IXJ_OK);
+  }
+  uint64_t jobs = ixj__pool_jobs(ctx->pool) - before;
+  if (want_pool) assert_int_equal(jobs, 2);
+  else assert_int_equal(jobs, 0);
+  if (op == IXJ_OP_COPY) assert_int_equal(ixj_reference_copy(&w, &s, 4, &err), IXJ_OK);
+  else assert_int_equal(ixj_reference_fill(&w, &value, 4, &err), IXJ_OK);
+  assert_memory_equal(got, want, bytes);
+  free(src);
+  free(got);
+  free(want);
+  ixj_ixfun_free(fd);
+  ixj_ixfun_free(fs);
+}
+
+static void test_thresholds(void **state) {
+  (void)state;
+  ixj_context_options o = {.num_threads = 2, .disk_cache = -1};
+  ixj_error err;
+  assert_int_equal(ixj_context_create(&o, &ctx, &err), IXJ_OK);
+  one(IXJ_OP_COPY, "iota 256 256", "iota 256 256", false);                   /* memcpy, 512 KiB moved */
+  one(IXJ_OP_COPY, "iota 1024 512", "iota 1024 512", true);                  /* memcpy, 4 MiB */
+  one(IXJ_OP_COPY, "iota 256 256", "iota 256 256 | slice ::-1 ::-1", false); /* elementwise, 512 KiB */
+  one(IXJ_OP_COPY, "iota 512 512", "iota 512 512 | slice ::-1 ::-1", true);  /* elementwise, 2 MiB */
+  one(IXJ_OP_COPY, "iota 64 64", "iota 64 64 | permute 1 0", false);         /* tiled, 32 KiB */
+  one(IXJ_OP_COPY, "iota 128 128", "iota 128 128 | permute 1 0", true);      /* tiled, 128 KiB */
+  one(IXJ_OP_FILL, "iota 512 256 | slice ::-1", NULL, false);                /* fill, 512 KiB written */
+  one(IXJ_OP_FILL, "iota 1024 512 | slice ::-1", NULL, true);                /* fill, 2 MiB */
+  ixj_context_destroy(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_thresholds)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
