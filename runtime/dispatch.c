@@ -219,7 +219,7 @@ static ixj_status no_kernel(ixj_context *ctx, const dispatch_request *req, const
     if (n < 0 || !(out->text = malloc((size_t)n + 1))) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     snprintf(out->text, (size_t)n + 1, NOTE, b->comment, strategy, b->memcpy_by, b->comment, signature);
 #undef NOTE
-  } else if (plan->strategy == PLAN_MEMCPY) {
+  } else if (req->mode == DISPATCH_RUN && plan->strategy == PLAN_MEMCPY) {
     const void *ptrs[PLAN_MAX_OPERANDS];
     operand_pointers(&req->call, ptrs);
     out->info.cache_hit = true; /* nothing to compile */
@@ -240,7 +240,16 @@ static ixj_status with_kernel(ixj_context *ctx, const dispatch_request *req, con
     ixj__plan_key(plan, target->name, key, n);
   }
   kernel_job job = {ctx, req, target, plan, key, n, NULL, "", NULL, {NULL}};
-  ixj_status st = req->mode == DISPATCH_WARM ? warm(&job, out, err) : run(&job, out, err);
+  ixj_status st;
+  if (req->mode == DISPATCH_WARM) {
+    st = warm(&job, out, err);
+  } else if (req->mode == DISPATCH_PREPARE) {
+    ixj_call_info *info = &out->info;
+    st = ixj__cache_get(ctx->cache, key, n, job_kernel, &job, &job.kernel, &info->cache_hit, &info->disk_hit,
+                        &info->compile_ms, err);
+  } else {
+    st = run(&job, out, err);
+  }
   *kernel = job.kernel;
   free(job.key);
   free(job.signature);
@@ -343,6 +352,10 @@ ixj_status ixj__dispatch(ixj_context *ctx, const dispatch_request *req, dispatch
     st = with_kernel(ctx, req, &target, &plan, out, &found, err);
   }
   if (st == IXJ_OK && call_len && plan.strategy != PLAN_EMPTY) fast_add(ctx, &req->call, call_key, call_len, &plan, &found);
+  if (st == IXJ_OK && req->mode == DISPATCH_PREPARE) {
+    *req->plan_out = plan;
+    out->kernel = found;
+  }
   if (st == IXJ_OK && req->mode == DISPATCH_EMIT) {
     out->signature = signature;
     signature = NULL;
@@ -366,6 +379,6 @@ ixj_status ixj__dispatch_shapes(ixj_context *ctx, dispatch_mode mode, const ixj_
   if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
   for (int k = 0; k < num_srcs; k++) s[k] = (ixj_operand){NULL, 0, srcs[k]};
-  dispatch_request req = {mode, backend, arch, {op, elem_size, &d, num_srcs, s, NULL, axis, true}, aligned, NULL, false};
+  dispatch_request req = {mode, backend, arch, {op, elem_size, &d, num_srcs, s, NULL, axis, true}, aligned, NULL, false, NULL};
   return ixj__dispatch(ctx, &req, out, err);
 }

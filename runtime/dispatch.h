@@ -21,7 +21,8 @@
 typedef enum dispatch_mode {
   DISPATCH_RUN,  /* run the operation on its buffers */
   DISPATCH_WARM, /* put its kernel into the disk cache (memory too when loadable) */
-  DISPATCH_EMIT  /* return its kernel's source text */
+  DISPATCH_EMIT, /* return its kernel's source text */
+  DISPATCH_PREPARE /* find or make its kernel and return it with the plan, launching nothing (kernel.c) */
 } dispatch_mode;
 
 typedef struct dispatch_request {
@@ -32,6 +33,7 @@ typedef struct dispatch_request {
   bool aligned;     /* WARM, EMIT: whether the memory will be aligned (it selects the vector width) */
   void *stream;     /* RUN on CUDA: a CUstream, NULL for the default one */
   bool timed;       /* RUN: the caller reads info.run_ms (else the fast path skips the clock) */
+  struct ixj_plan *plan_out; /* PREPARE: the caller's, gets the plan */
 } dispatch_request;
 
 typedef struct dispatch_result {
@@ -40,6 +42,7 @@ typedef struct dispatch_result {
   char *text;               /* EMIT: the kernel's source, or a note that the plan needs none */
   char *signature;          /* EMIT */
   char kernel_name[48];     /* EMIT */
+  kernel_ref kernel;        /* PREPARE: the kernel, NULL for a plan without one */
 } dispatch_result;
 
 /* Runs the pipeline. *out is always initialized; on IXJ_OK with EMIT, text

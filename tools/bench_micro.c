@@ -2,6 +2,7 @@
  *   the kernel cache: a compile (LLVM, O3), a load from the disk cache in a
  *   new context, and a whole one-element copy on a memory hit (what a
  *   dispatcher pays per call);
+ *   the per-call path on a hit (1 and 8 threads) and prepared kernels' runs;
  *   division: hardware 32-bit division by a divisor the compiler cannot see
  *   against the sequence ixjit chooses for the exact bound, same dividends.
  * The disk cache lives in a directory made here with mkdtemp; only that
@@ -213,6 +214,57 @@ done:
   return ok;
 }
 
+/* A prepared kernel's run (include/ixjit/kernel.h) against ixj_copy on a
+ * hit, both over a 1 KiB float copy (a memcpy plan: what is left is the
+ * overhead) and the 8x8 float transpose, buffers aligned, ns per call. */
+static bool prepared_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
+  static _Alignas(64) float x[256], y[256];
+  static const char *const cases[][3] = {{"run_1k_copy", "iota 256", "iota 256"},
+                                         {"run_8x8_transpose", "iota 8 8", "iota 8 8 | permute 1 0"}};
+  ixj_context *ctx = NULL;
+  ixj_error err = {0};
+  bool ok = true;
+  ixj_context_options o = {.num_threads = 1, .disk_cache = -1};
+  if (ixj_context_create(&o, &ctx, &err) != IXJ_OK) {
+    snprintf(msg, msg_size, "prepared: %s", err.message);
+    return false;
+  }
+  for (size_t c = 0; ok && c < sizeof cases / sizeof *cases; c++) {
+    ixj_ixfun *fd = NULL, *fs = NULL;
+    ixj_kernel *k = NULL;
+    bench_result *pr = micro_result(run, cases[c][0], "ixj_kernel_run", "ns");
+    bench_result *cp = micro_result(run, cases[c][0], "ixj_copy", "ns");
+    if (!pr || !cp || ixj_ixfun_parse(cases[c][1], &fd, &err) != IXJ_OK ||
+        ixj_ixfun_parse(cases[c][2], &fs, &err) != IXJ_OK || ixj_prepare_copy(ctx, fd, fs, 4, 0, &k, &err) != IXJ_OK) {
+      snprintf(msg, msg_size, "prepared: %s", pr && cp ? err.message : "out of memory");
+      ok = false;
+    } else {
+      ixj_buffer d = {y, sizeof y}, s = {x, sizeof x};
+      ixj_operand od = {y, sizeof y, fd}, os = {x, sizeof x, fs};
+      bool calls_ok = ixj_copy(ctx, &od, &os, 4, NULL, NULL) == IXJ_OK;
+      pr->iterations = cp->iterations = HOT_CALLS;
+      for (int r = 0; r < reps; r++) { /* interleaved */
+        double t0 = now_ms();
+        for (int i = 0; i < HOT_CALLS; i++) calls_ok &= ixj_kernel_run(k, d, 1, &s, NULL, NULL) == IXJ_OK;
+        double t1 = now_ms();
+        for (int i = 0; i < HOT_CALLS; i++) calls_ok &= ixj_copy(ctx, &od, &os, 4, NULL, NULL) == IXJ_OK;
+        double t2 = now_ms();
+        pr->sec[pr->reps++] = (t1 - t0) * 1e-3 / HOT_CALLS;
+        cp->sec[cp->reps++] = (t2 - t1) * 1e-3 / HOT_CALLS;
+      }
+      if (!calls_ok) {
+        snprintf(msg, msg_size, "prepared: %s: a call failed", cases[c][0]);
+        ok = false;
+      }
+    }
+    ixj_kernel_release(k);
+    ixj_ixfun_free(fd);
+    ixj_ixfun_free(fs);
+  }
+  ixj_context_destroy(ctx);
+  return ok;
+}
+
 static uint64_t sink;
 
 /* The chosen sequence as emitted code runs it: multiplier and shift in
@@ -293,5 +345,5 @@ static bool divmod_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
 bool bench_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
   if (reps > BENCH_MAX_REPS) reps = BENCH_MAX_REPS;
   return cache_micro(reps, run, msg, msg_size) && hot_micro(reps, run, msg, msg_size) &&
-         divmod_micro(reps, run, msg, msg_size);
+         prepared_micro(reps, run, msg, msg_size) && divmod_micro(reps, run, msg, msg_size);
 }

@@ -1,0 +1,239 @@
+/* Prepared kernels (include/ixjit/kernel.h). A kernel keeps clones of its
+ * index functions, each operand's reachable byte range (from offset 0 of its
+ * buffer), and plan variants: one per combination of the operands' buffer
+ * addresses modulo 64 bytes, the furthest any plan looks (unit_plan_key). The
+ * variant for aligned buffers is made at prepare; others on their first run.
+ * A variant keeps only what the launch needs (runtime/call_cache.h's
+ * cpu_launch_desc, the runtime offsets, the kernel), so a run checks the
+ * buffers by arithmetic, finds its variant in a short list read without a
+ * lock (insert-only, published with release stores, as in cache.c), and
+ * launches. */
+#include "ixjit/kernel.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "call_cache.h"
+#include "context_internal.h"
+#include "dispatch.h"
+#include "error.h"
+#include "ixfun_internal.h"
+
+typedef struct variant {
+  uint8_t align[PLAN_MAX_OPERANDS]; /* each operand's buffer address modulo 64 */
+  kernel_ref kernel;                /* NULL: a plan without one (MEMCPY) */
+  cpu_launch_desc launch;
+  int64_t offs[PLAN_MAX_OPERANDS];
+  struct variant *next; /* fixed before publication */
+} variant;
+
+typedef struct operand_range {
+  bool empty;
+  uint64_t lo, end; /* reachable bytes [lo, end) from the buffer's start */
+} operand_range;
+
+struct ixj_kernel {
+  ixj_context *ctx;
+  ixj_op_kind op;
+  size_t elem_size;
+  int axis;
+  int num_srcs; /* copy 1, fill 0, cat the inputs */
+  int num_operands; /* with dims: dst and the sources */
+  bool empty;       /* no points: runs check and do nothing */
+  ixj_ixfun *f[PLAN_MAX_OPERANDS];
+  operand_range range[PLAN_MAX_OPERANDS];
+  _Atomic(variant *) variants;
+  pthread_mutex_t add_lock;
+};
+
+void ixj_kernel_release(ixj_kernel *k) {
+  if (!k) return;
+  for (variant *v = atomic_load_explicit(&k->variants, memory_order_relaxed), *next; v; v = next) {
+    next = v->next;
+    free(v);
+  }
+  for (int o = 0; o < k->num_operands; o++) ixj_ixfun_free(k->f[o]);
+  pthread_mutex_destroy(&k->add_lock);
+  free(k);
+}
+
+/* The variant for buffers at `data` (NULL: as prepared, all aligned): planned
+ * and its kernel found or compiled through the dispatcher, then published. */
+static ixj_status add_variant(const ixj_kernel *k, const ixj_buffer *bufs, const uint8_t *align, const variant **out,
+                              ixj_error *err) {
+  ixj_kernel *mk = (ixj_kernel *)k; /* the variant list is the kernel's one mutable part */
+  ixj_operand ops[PLAN_MAX_OPERANDS];
+  for (int o = 0; o < k->num_operands; o++)
+    ops[o] = (ixj_operand){bufs ? bufs[o].data : NULL, bufs ? bufs[o].size_bytes : 0, k->f[o]};
+  ixj_plan *plan = malloc(sizeof *plan);
+  variant *v = calloc(1, sizeof *v);
+  if (!plan || !v) {
+    free(plan);
+    free(v);
+    return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  }
+  static const unsigned char some_value[16];
+  op_call c = {k->op, k->elem_size, &ops[0], k->num_srcs, &ops[1], some_value, k->axis, bufs == NULL};
+  dispatch_request req = {DISPATCH_PREPARE, &ixj__backend_cpu, NULL, c, true, NULL, false, plan};
+  dispatch_result res;
+  ixj_status st = ixj__dispatch(k->ctx, &req, &res, err);
+  if (st != IXJ_OK) {
+    free(plan);
+    free(v);
+    return st;
+  }
+  memcpy(v->align, align, (size_t)k->num_operands);
+  v->kernel = res.kernel;
+  ixj__cpu_launch_desc(plan, &v->launch);
+  for (int o = 0; o < plan->num_operands; o++) v->offs[o] = plan->operand[o].runtime_offset;
+  free(plan);
+  pthread_mutex_lock(&mk->add_lock);
+  const variant *found = NULL;
+  for (variant *x = atomic_load_explicit(&mk->variants, memory_order_relaxed); x && !found; x = x->next)
+    if (!memcmp(x->align, align, (size_t)k->num_operands)) found = x;
+  if (found) {
+    free(v); /* another run made it meanwhile */
+  } else {
+    v->next = atomic_load_explicit(&mk->variants, memory_order_relaxed);
+    atomic_store_explicit(&mk->variants, v, memory_order_release);
+    found = v;
+  }
+  pthread_mutex_unlock(&mk->add_lock);
+  *out = found;
+  return IXJ_OK;
+}
+
+static ixj_status prepare(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+                          const ixj_ixfun *const *srcs, int axis, size_t elem_size, unsigned flags, ixj_kernel **out,
+                          ixj_error *err) {
+  if (out) *out = NULL;
+  IXJ_REQUIRE_ARGS(err, ctx && dst && out && (srcs || num_srcs == 0));
+  if (flags != IXJ_PREPARE_DEFAULT) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "unknown flags 0x%x", flags);
+  if (op == IXJ_OP_COPY && num_srcs != 1) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "copy: missing source");
+  if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
+  for (int s = 0; s < num_srcs; s++)
+    if (!srcs[s]) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "input %d: missing index function", s);
+  /* the checks without buffers; the destination's injectivity on top */
+  ixj_operand ops[PLAN_MAX_OPERANDS];
+  ops[0] = (ixj_operand){NULL, 0, dst};
+  for (int s = 0; s < num_srcs; s++) ops[1 + s] = (ixj_operand){NULL, 0, srcs[s]};
+  op_call c = {op, elem_size, &ops[0], num_srcs, &ops[1], NULL, axis, true};
+  ixj_status st = ixj__op_validate(&c, err);
+  if (st != IXJ_OK) return st;
+  if (!ixj_ixfun_offset_range(dst).empty && !ixj__ixfun_injective(dst))
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
+                     "destination: the index function may map two points to one offset (a broadcast or overlapping "
+                     "strides); copy into a materialized array instead");
+  ixj_kernel *k = calloc(1, sizeof *k);
+  if (!k) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  k->ctx = ctx;
+  k->op = op;
+  k->elem_size = elem_size;
+  k->axis = axis;
+  k->num_srcs = num_srcs;
+  atomic_init(&k->variants, NULL);
+  pthread_mutex_init(&k->add_lock, NULL);
+  for (int o = 0; o < 1 + num_srcs; o++) {
+    if ((st = ixj_ixfun_clone(ops[o].ixfun, &k->f[o], err)) != IXJ_OK) {
+      ixj_kernel_release(k);
+      return st;
+    }
+    k->num_operands++;
+    /* the enclosure of the reachable offsets (exact for one LMAD) */
+    ixj_offset_range r = ixj_ixfun_offset_range(k->f[o]);
+    size_t end = 0;
+    k->range[o].empty = r.empty;
+    if (!r.empty && (r.min < 0 || ixj_ixfun_required_bytes(k->f[o], elem_size, &end, NULL) != IXJ_OK)) {
+      ixj_kernel_release(k);
+      return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "%s reaches offsets no buffer can hold",
+                       o ? "a source" : "the destination");
+    }
+    k->range[o].lo = r.empty ? 0 : (uint64_t)r.min * elem_size;
+    k->range[o].end = end;
+  }
+  k->empty = k->range[0].empty;
+  static const uint8_t aligned[PLAN_MAX_OPERANDS];
+  const variant *v;
+  if (!k->empty && (st = add_variant(k, NULL, aligned, &v, err)) != IXJ_OK) {
+    ixj_kernel_release(k);
+    return st;
+  }
+  *out = k;
+  return IXJ_OK;
+}
+
+ixj_status ixj_prepare_copy(ixj_context *ctx, const ixj_ixfun *dst, const ixj_ixfun *src, size_t elem_size,
+                            unsigned flags, ixj_kernel **out, ixj_error *err) {
+  return prepare(ctx, IXJ_OP_COPY, dst, src ? 1 : -1, &src, 0, elem_size, flags, out, err);
+}
+
+ixj_status ixj_prepare_fill(ixj_context *ctx, const ixj_ixfun *dst, size_t elem_size, unsigned flags, ixj_kernel **out,
+                            ixj_error *err) {
+  return prepare(ctx, IXJ_OP_FILL, dst, 0, NULL, 0, elem_size, flags, out, err);
+}
+
+ixj_status ixj_prepare_cat(ixj_context *ctx, const ixj_ixfun *dst, int axis, int num_srcs,
+                           const ixj_ixfun *const *srcs, size_t elem_size, unsigned flags, ixj_kernel **out,
+                           ixj_error *err) {
+  if (num_srcs < 1) {
+    if (out) *out = NULL;
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
+  }
+  return prepare(ctx, IXJ_OP_CAT, dst, num_srcs, srcs, axis, elem_size, flags, out, err);
+}
+
+/* Operand o's byte range in buffer b; an error when it does not fit. */
+static ixj_status check_buffer(const ixj_kernel *k, int o, const ixj_buffer *b, uintptr_t *lo, uintptr_t *hi,
+                               ixj_error *err) {
+  const operand_range *r = &k->range[o];
+  *lo = *hi = 0;
+  if (r->empty) return IXJ_OK;
+  if (!b->data)
+    return o ? ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "input %d: NULL data pointer", o - 1)
+             : ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "destination: NULL data pointer");
+  if (r->end > b->size_bytes) {
+    if (o)
+      return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "input %d: buffer too small: %llu bytes needed, %zu given", o - 1,
+                       (unsigned long long)r->end, b->size_bytes);
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "destination: buffer too small: %llu bytes needed, %zu given",
+                     (unsigned long long)r->end, b->size_bytes);
+  }
+  *lo = (uintptr_t)b->data + (uintptr_t)r->lo;
+  *hi = (uintptr_t)b->data + (uintptr_t)r->end;
+  return IXJ_OK;
+}
+
+ixj_status ixj_kernel_run(const ixj_kernel *k, ixj_buffer dst, int num_srcs, const ixj_buffer *srcs,
+                          const void *value, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, k);
+  if (num_srcs != k->num_srcs || (num_srcs && !srcs))
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "this kernel takes %d sources, not %d", k->num_srcs, num_srcs);
+  if (k->op == IXJ_OP_FILL ? !value : value != NULL)
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, k->op == IXJ_OP_FILL ? "fill: NULL value" : "a value for a %s",
+                     k->op == IXJ_OP_COPY ? "copy" : "cat");
+  ixj_buffer bufs[PLAN_MAX_OPERANDS];
+  uintptr_t dlo, dhi, lo, hi;
+  bufs[0] = dst;
+  ixj_status st = check_buffer(k, 0, &dst, &dlo, &dhi, err);
+  for (int s = 0; s < num_srcs && st == IXJ_OK; s++) {
+    bufs[1 + s] = srcs[s];
+    st = check_buffer(k, 1 + s, &srcs[s], &lo, &hi, err);
+    if (st == IXJ_OK && !k->empty && lo < hi && lo < dhi && dlo < hi)
+      st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "input %d overlaps the destination's memory", s);
+  }
+  if (st != IXJ_OK || k->empty) return st;
+  if (value && (uintptr_t)value < dhi && dlo < (uintptr_t)value + k->elem_size)
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "fill: the value overlaps the destination's memory");
+  uint8_t align[PLAN_MAX_OPERANDS];
+  for (int o = 0; o < k->num_operands; o++) align[o] = (uint8_t)((uintptr_t)bufs[o].data % 64);
+  const variant *v = atomic_load_explicit(&k->variants, memory_order_acquire);
+  while (v && memcmp(v->align, align, (size_t)k->num_operands)) v = v->next;
+  if (!v && (st = add_variant(k, bufs, align, &v, err)) != IXJ_OK) return st;
+  const void *ptrs[PLAN_MAX_OPERANDS];
+  for (int o = 0; o < k->num_operands; o++) ptrs[o] = bufs[o].data;
+  return ixj__cpu_run(k->ctx, &v->launch, v->kernel.handle ? &v->kernel : NULL, ptrs, v->offs, value, NULL, err);
+}
