@@ -8,13 +8,17 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "ixjit/number.h"
 
-static int default_threads(void) {
+/* IXJIT_NUM_THREADS (1..1024), else the online CPUs: a bad value is one
+ * warning, never a thread count read from part of it. */
+static int default_threads(const ixj_context *c) {
   const char *env = getenv("IXJIT_NUM_THREADS");
+  uint64_t v;
+  ixj_error err;
   if (env && *env) {
-    char *end;
-    long n = strtol(env, &end, 10);
-    if (!*end && n > 0 && n <= 1024) return (int)n;
+    if (ixj_parse_count(env, 1, 1024, &v, &err) == IXJ_OK) return (int)v;
+    ixj__ctx_log(c, IXJ_LOG_WARNING, "IXJIT_NUM_THREADS: %s: one thread per online CPU", err.message);
   }
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
@@ -32,12 +36,16 @@ static size_t detect_last_level_cache(void) {
   return (size_t)32 << 20;
 }
 
-static uint64_t env_u64(const char *name) {
+/* A size from the environment (include/ixjit/number.h); 0 (the default) when
+ * unset, and when bad, with one warning. */
+static uint64_t env_size(const ixj_context *c, const char *name) {
   const char *v = getenv(name);
-  char *end;
+  uint64_t n;
+  ixj_error err;
   if (!v || !*v) return 0;
-  unsigned long long n = strtoull(v, &end, 10);
-  return *end ? 0 : (uint64_t)n;
+  if (ixj_parse_size(v, 1, UINT64_MAX, &n, &err) == IXJ_OK) return n;
+  ixj__ctx_log(c, IXJ_LOG_WARNING, "%s: %s: the default limit instead", name, err.message);
+  return 0;
 }
 
 /* The disk tier: on unless turned off; a directory that cannot be used turns
@@ -52,10 +60,12 @@ static void open_disk_cache(ixj_context *c) {
     ixj__ctx_log(c, IXJ_LOG_WARNING, "no cache directory can be named (no HOME): the disk cache is off");
     return;
   }
-  uint64_t max = c->opts.cache_max_bytes ? c->opts.cache_max_bytes : env_u64("IXJIT_CACHE_MAX_BYTES");
+  uint64_t max = c->opts.cache_max_bytes ? c->opts.cache_max_bytes : env_size(c, "IXJIT_CACHE_MAX_BYTES");
   ixj_error err;
   if (ixj__disk_cache_open(dir, max, &c->disk, &err) != IXJ_OK)
     ixj__ctx_log(c, IXJ_LOG_WARNING, "%s: the disk cache is off", err.message);
+  else
+    ixj__disk_cache_set_log(c->disk, c->opts.log, c->opts.log_user);
 }
 
 static void open_record(ixj_context *c) {
@@ -79,7 +89,7 @@ ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out
   if (!c) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   c->record_fd = -1;
   if (opts) c->opts = *opts;
-  c->threads = c->opts.num_threads ? c->opts.num_threads : default_threads();
+  c->threads = c->opts.num_threads ? c->opts.num_threads : default_threads(c);
   c->last_level_cache = c->opts.last_level_cache ? c->opts.last_level_cache : detect_last_level_cache();
   atomic_init(&c->disk_warned, false);
   open_disk_cache(c);

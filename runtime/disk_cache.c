@@ -10,7 +10,16 @@
  *   32+K    P     the payload
  *
  * No lock is needed: a writer never exposes a partial file (temp + fsync +
- * rename), and a reader checks everything before trusting a byte. */
+ * rename), and a reader checks everything before trusting a byte.
+ *
+ * Trust: an entry is object code that will run, and its checksum is no
+ * authentication. So a directory is used only when the effective user owns
+ * it and nobody else can write it, and an entry only when it is a regular
+ * file owned by that user and writable by nobody else. The directory is
+ * opened once and every file is reached relative to that descriptor, so a
+ * path swapped after the check changes nothing; entries are opened with
+ * O_NOFOLLOW | O_NONBLOCK, so a symbolic link or a FIFO is a miss, never a
+ * load or a hang. */
 #include "disk_cache.h"
 
 #include <dirent.h>
@@ -20,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,7 +46,10 @@ static const char MAGIC[8] = {'I', 'X', 'J', 'I', 'T', 'K', 'C', '\0'};
 
 struct disk_cache {
   char *dir;
+  int dirfd; /* the checked directory: every file is reached through it */
   uint64_t max_bytes;
+  ixj_log_fn log;
+  void *log_user;
 };
 
 static void put_u32(unsigned char *p, uint32_t v) {
@@ -94,69 +105,146 @@ bool ixj_cache_default_dir(char *buf, size_t size) {
   return n > 0 && (size_t)n < size;
 }
 
-/* mkdir -p */
+/* ---- trust ------------------------------------------------------------------ */
+
+static const char *file_kind(mode_t m) {
+  return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISLNK(m) ? "a symbolic link"
+         : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+/* Why an opened file may not be trusted (NULL: it may). `dir` selects the
+ * directory rules; reason is filled when the answer is not NULL. */
+static const char *untrusted(const struct stat *st, bool dir, char *reason, size_t size) {
+  uid_t me = geteuid();
+  if (dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
+    snprintf(reason, size, "%s, not %s", file_kind(st->st_mode), dir ? "a directory" : "a regular file");
+  else if (st->st_uid != me)
+    snprintf(reason, size, "owned by uid %lu, not by the effective user (uid %lu)", (unsigned long)st->st_uid,
+             (unsigned long)me);
+  else if (st->st_mode & (S_IWGRP | S_IWOTH))
+    snprintf(reason, size, "writable by group or others (mode %04o)", (unsigned)(st->st_mode & 07777));
+  else
+    return NULL;
+  return reason;
+}
+
+/* mkdir -p, every directory it makes 0700 whatever the umask. */
 static int make_dirs(const char *path) {
   char tmp[4096];
   size_t n = strlen(path);
   if (n == 0 || n >= sizeof tmp) return -1;
   memcpy(tmp, path, n + 1);
-  for (char *p = tmp + 1; *p; p++)
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
-      *p = '/';
-    }
-  return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+  for (char *p = tmp + 1;; p++) {
+    if (*p != '/' && *p != '\0') continue;
+    char c = *p;
+    *p = '\0';
+    if (mkdir(tmp, 0700) == 0) chmod(tmp, 0700);
+    else if (errno != EEXIST) return -1;
+    if (!(*p = c)) return 0;
+  }
 }
+
+/* The directory opened and checked: a descriptor, or -1 with the reason. */
+static int open_trusted_dir(const char *dir, bool create, char *reason, size_t size) {
+  if (create && make_dirs(dir) != 0) {
+    snprintf(reason, size, "%s", strerror(errno));
+    return -1;
+  }
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    snprintf(reason, size, "%s", strerror(errno));
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  if (untrusted(&st, true, reason, size)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+#define ENTRY_MISSING (-1)
+#define ENTRY_REFUSED (-2)
+
+/* An entry opened for reading if it may be trusted: a descriptor, or
+ * ENTRY_MISSING, or ENTRY_REFUSED with the reason. Never follows a link,
+ * never waits for a writer. */
+static int open_trusted_entry(int dirfd, const char *name, struct stat *st, char *reason, size_t size) {
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return ENTRY_MISSING;
+    snprintf(reason, size, "%s", errno == ELOOP ? "a symbolic link, not a regular file" : strerror(errno));
+    return ENTRY_REFUSED;
+  }
+  if (fstat(fd, st) != 0) {
+    snprintf(reason, size, "cannot stat: %s", strerror(errno));
+    close(fd);
+    return ENTRY_REFUSED;
+  }
+  if (untrusted(st, false, reason, size)) {
+    close(fd);
+    return ENTRY_REFUSED;
+  }
+  return fd;
+}
+
+/* ---- the context's cache ---------------------------------------------------- */
 
 ixj_status ixj__disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out, ixj_error *err) {
   *out = NULL;
   if (!dir || !*dir) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "no cache directory");
-  struct stat st;
-  if (make_dirs(dir) != 0 || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-    return ixj__fail(err, IXJ_ERR_IO, "cache directory %s is unusable: %s", dir, strerror(errno));
+  char reason[160];
+  int fd = open_trusted_dir(dir, true, reason, sizeof reason);
+  if (fd < 0) return ixj__fail(err, IXJ_ERR_IO, "cache directory %s is unusable: %s", dir, reason);
   disk_cache *dc = calloc(1, sizeof *dc);
   char *copy = strdup(dir);
   if (!dc || !copy) {
     free(dc);
     free(copy);
+    close(fd);
     return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   }
   dc->dir = copy;
+  dc->dirfd = fd;
   dc->max_bytes = max_bytes ? max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES;
   *out = dc;
   return IXJ_OK;
 }
 
+void ixj__disk_cache_set_log(disk_cache *dc, ixj_log_fn log, void *user) {
+  dc->log = log;
+  dc->log_user = user;
+}
+
 void ixj__disk_cache_close(disk_cache *dc) {
   if (!dc) return;
+  close(dc->dirfd);
   free(dc->dir);
   free(dc);
 }
 
 const char *ixj__disk_cache_dir(const disk_cache *dc) { return dc->dir; }
 
-static void path_of(const char *dir, const char *name, char *path, size_t size) {
-  snprintf(path, size, "%s/%s", dir, name);
-}
-
-/* Reads and checks one file. On success *key_out and *payload are malloc'ed. */
-static const char *read_entry(const char *path, char **key_out, void **payload, size_t *plen) {
+/* Reads and checks one opened entry (and closes it). On success *key_out and
+ * *payload are malloc'ed. */
+static const char *read_entry(int fd, const struct stat *st, char **key_out, void **payload, size_t *plen) {
   unsigned char h[HEADER_SIZE];
   const char *problem = NULL;
   char *key = NULL;
   void *data = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return "cannot open";
-  struct stat st;
-  if (fstat(fileno(f), &st) != 0) problem = "cannot stat";
-  else if (fread(h, 1, HEADER_SIZE, f) != HEADER_SIZE) problem = "truncated header";
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return "cannot open";
+  }
+  if (fread(h, 1, HEADER_SIZE, f) != HEADER_SIZE) problem = "truncated header";
   else if (memcmp(h, MAGIC, sizeof MAGIC)) problem = "not an ixjit cache entry";
   else if (get_u32(h + 8) != DISK_FORMAT_VERSION) problem = "another format version";
   if (!problem) {
     uint32_t klen = get_u32(h + 12);
     uint64_t len = get_u64(h + 16);
-    if (klen > MAX_KEY || len > (uint64_t)st.st_size || (uint64_t)st.st_size != HEADER_SIZE + klen + len) {
+    if (klen > MAX_KEY || len > (uint64_t)st->st_size || (uint64_t)st->st_size != HEADER_SIZE + klen + len) {
       problem = "truncated or oversized";
     } else if (!(key = malloc(klen + 1)) || !(data = malloc(len ? len : 1))) {
       problem = "out of memory";
@@ -181,27 +269,40 @@ static const char *read_entry(const char *path, char **key_out, void **payload, 
 }
 
 bool ixj__disk_cache_has(const disk_cache *dc, const char *key) {
-  char name[48], path[4200];
+  char name[48], reason[160];
+  struct stat st;
   ixj__disk_cache_file_name(key, name);
-  path_of(dc->dir, name, path, sizeof path);
-  return access(path, R_OK) == 0;
+  return fstatat(dc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !untrusted(&st, false, reason, sizeof reason);
+}
+
+static void warn(const disk_cache *dc, const char *name, const char *reason) {
+  if (!dc->log) return;
+  char msg[400];
+  snprintf(msg, sizeof msg, "cache entry %s/%s is not trusted (%s): ignored, the kernel is compiled", dc->dir, name,
+           reason);
+  dc->log(dc->log_user, IXJ_LOG_WARNING, msg);
 }
 
 bool ixj__disk_cache_load(disk_cache *dc, const char *key, void **payload, size_t *size) {
-  char name[48], path[4200];
+  char name[48], reason[160];
   char *echoed = NULL;
+  struct stat st;
   ixj__disk_cache_file_name(key, name);
-  path_of(dc->dir, name, path, sizeof path);
-  if (access(path, F_OK) != 0) return false;
-  const char *problem = read_entry(path, &echoed, payload, size);
+  int fd = open_trusted_entry(dc->dirfd, name, &st, reason, sizeof reason);
+  if (fd < 0) {
+    if (fd == ENTRY_REFUSED) warn(dc, name, reason); /* a miss; the store replaces it */
+    return false;
+  }
+  struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+  futimens(fd, now); /* last use, for LRU */
+  const char *problem = read_entry(fd, &st, &echoed, payload, size);
   if (!problem && strcmp(echoed, key)) problem = "key mismatch";
   free(echoed);
   if (problem) {
-    if (strcmp(problem, "out of memory")) unlink(path); /* bad: remove; it will be rewritten */
+    if (strcmp(problem, "out of memory")) unlinkat(dc->dirfd, name, 0); /* bad: remove; it will be rewritten */
     if (!strcmp(problem, "key mismatch")) free(*payload);
     return false;
   }
-  utimes(path, NULL); /* last use, for LRU */
   return true;
 }
 
@@ -221,10 +322,16 @@ static bool has_suffix(const char *s, const char *suffix) {
   return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* Entries of a directory (*.ixk) with sizes and times; temps when asked. */
-static int list_files(const char *dir, bool temps, file_info **out, int *count) {
-  DIR *d = opendir(dir);
-  if (!d) return -1;
+/* Entries of a directory (*.ixk, whatever their type) with sizes and times;
+ * temps when asked. Nothing is opened, so nothing can block. */
+static int list_files(int dirfd, bool temps, file_info **out, int *count) {
+  int fd = dup(dirfd);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  rewinddir(d);
   int n = 0, cap = 64;
   file_info *v = malloc((size_t)cap * sizeof *v);
   struct dirent *e;
@@ -232,10 +339,8 @@ static int list_files(const char *dir, bool temps, file_info **out, int *count) 
     bool entry = has_suffix(e->d_name, SUFFIX) && e->d_name[0] != '.';
     bool temp = !strncmp(e->d_name, TEMP_PREFIX, strlen(TEMP_PREFIX));
     if (!(entry || (temps && temp)) || strlen(e->d_name) >= sizeof v->name) continue;
-    char path[4200];
     struct stat st;
-    path_of(dir, e->d_name, path, sizeof path);
-    if (stat(path, &st) != 0) continue;
+    if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (n == cap) {
       file_info *w = realloc(v, (size_t)(cap *= 2) * sizeof *v);
       if (!w) break;
@@ -254,17 +359,15 @@ static int list_files(const char *dir, bool temps, file_info **out, int *count) 
 }
 
 /* Removes the least recently used entries until the total fits. */
-static int evict(const char *dir, uint64_t max_bytes) {
+static int evict(int dirfd, uint64_t max_bytes) {
   file_info *v;
   int n, removed = 0;
-  if (list_files(dir, false, &v, &n) != 0) return 0;
+  if (list_files(dirfd, false, &v, &n) != 0) return 0;
   uint64_t total = 0;
   for (int k = 0; k < n; k++) total += v[k].size;
   qsort(v, (size_t)n, sizeof *v, by_mtime);
   for (int k = 0; k < n && total > max_bytes; k++) {
-    char path[4200];
-    path_of(dir, v[k].name, path, sizeof path);
-    if (unlink(path) == 0) removed++;
+    if (unlinkat(dirfd, v[k].name, 0) == 0) removed++;
     total -= v[k].size;
   }
   free(v);
@@ -272,27 +375,27 @@ static int evict(const char *dir, uint64_t max_bytes) {
 }
 
 ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *payload, size_t size, ixj_error *err) {
-  char name[48], path[4200], temp[4200];
+  char name[48], temp[128];
   unsigned char h[HEADER_SIZE];
   size_t klen = strlen(key);
   if (klen > MAX_KEY) return ixj__fail(err, IXJ_ERR_LIMIT, "cache key too long");
   ixj__disk_cache_file_name(key, name);
-  path_of(dc->dir, name, path, sizeof path);
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  snprintf(temp, sizeof temp, "%s/" TEMP_PREFIX "%s.%ld.%ld", dc->dir, name, (long)getpid(), (long)ts.tv_nsec);
+  snprintf(temp, sizeof temp, TEMP_PREFIX "%s.%ld.%ld", name, (long)getpid(), (long)ts.tv_nsec);
   memcpy(h, MAGIC, sizeof MAGIC);
   put_u32(h + 8, DISK_FORMAT_VERSION);
   put_u32(h + 12, (uint32_t)klen);
   put_u64(h + 16, size);
   put_u64(h + 24, checksum(key, klen, payload, size));
-  int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  int fd = openat(dc->dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return ixj__fail(err, IXJ_ERR_IO, "cannot write to the cache %s: %s", dc->dir, strerror(errno));
   const struct {
     const void *p;
     size_t n;
   } parts[3] = {{h, HEADER_SIZE}, {key, klen}, {payload, size}};
-  bool ok = true;
+  bool ok = fchmod(fd, 0600) == 0; /* whatever the umask */
+  int saved = errno;
   for (int k = 0; k < 3 && ok; k++) {
     const char *p = parts[k].p;
     size_t left = parts[k].n;
@@ -301,96 +404,143 @@ ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *pa
       if (w < 0 && errno == EINTR) continue;
       ok = w > 0;
       if (ok) p += w, left -= (size_t)w;
+      else saved = errno;
     }
   }
-  int saved = errno;
-  ok = ok && fsync(fd) == 0;
-  ok = close(fd) == 0 && ok;
-  if (ok && rename(temp, path) != 0) ok = false, saved = errno;
+  if (ok && fsync(fd) != 0) ok = false, saved = errno;
+  if (close(fd) != 0 && ok) ok = false, saved = errno;
+  if (ok && renameat(dc->dirfd, temp, dc->dirfd, name) != 0) ok = false, saved = errno;
   if (!ok) {
-    unlink(temp);
+    unlinkat(dc->dirfd, temp, 0);
     return ixj__fail(err, IXJ_ERR_IO, "cannot write to the cache %s: %s", dc->dir, strerror(saved));
   }
-  evict(dc->dir, dc->max_bytes);
+  evict(dc->dirfd, dc->max_bytes);
   return IXJ_OK;
 }
 
 /* ---- directory maintenance (public) ---------------------------------------- */
 
+/* The directory for maintenance: a descriptor (with `reason` set when it is
+ * not one a context would use), or -1 and an IXJ_ERR_IO error. */
+static int open_for_maintenance(const char *dir, char *reason, size_t size, ixj_error *err) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct stat st;
+  reason[0] = '\0';
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  untrusted(&st, true, reason, size);
+  return fd;
+}
+
+/* Checks one listed entry fully; *key and *payload malloc'ed when valid. */
+static const char *check_entry(int dirfd, const char *name, char *reason, size_t size, char **key, void **payload) {
+  struct stat st;
+  size_t plen;
+  char expect[48];
+  int fd = open_trusted_entry(dirfd, name, &st, reason, size);
+  if (fd == ENTRY_MISSING) return "removed while listing";
+  if (fd < 0) return reason;
+  const char *problem = read_entry(fd, &st, key, payload, &plen);
+  if (!problem) {
+    ixj__disk_cache_file_name(*key, expect);
+    if (strcmp(expect, name)) problem = "stored under another key's name";
+  }
+  return problem;
+}
+
 ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, dir && visit);
+  char dir_reason[160], why[200];
   file_info *v;
-  int n;
-  if (list_files(dir, false, &v, &n) != 0)
-    return ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
+  int n, fd = open_for_maintenance(dir, dir_reason, sizeof dir_reason, err);
+  if (fd < 0) return IXJ_ERR_IO;
+  if (list_files(fd, false, &v, &n) != 0) {
+    ixj_status st = ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
+    close(fd);
+    return st;
+  }
+  snprintf(why, sizeof why, "in a directory that is not trusted: %s", dir_reason);
   for (int k = 0; k < n; k++) {
-    char path[4200], *key = NULL, expect[48];
+    char *key = NULL, reason[160];
     void *payload = NULL;
-    size_t plen;
-    path_of(dir, v[k].name, path, sizeof path);
-    const char *problem = read_entry(path, &key, &payload, &plen);
-    if (!problem) {
-      ixj__disk_cache_file_name(key, expect);
-      if (strcmp(expect, v[k].name)) problem = "stored under another key's name";
-    }
+    const char *problem = dir_reason[0] ? why : check_entry(fd, v[k].name, reason, sizeof reason, &key, &payload);
     ixj_cache_entry e = {v[k].name, v[k].size, v[k].mtime, problem == NULL, problem, problem ? NULL : key};
     visit(user, &e);
     free(key);
     free(payload);
   }
   free(v);
+  close(fd);
   return IXJ_OK;
 }
 
-typedef struct prune_state {
-  const char *dir;
-  int removed;
-} prune_state;
-
-static void remove_invalid(void *user, const ixj_cache_entry *e) {
-  prune_state *s = user;
-  char path[4200];
-  path_of(s->dir, e->file, path, sizeof path);
-  if (!e->valid && unlink(path) == 0) s->removed++;
+/* prune and clear remove files: only in a directory a context would use. */
+static int open_for_removal(const char *dir, ixj_error *err) {
+  char reason[160];
+  int fd = open_for_maintenance(dir, reason, sizeof reason, err);
+  if (fd >= 0 && reason[0]) {
+    ixj__fail(err, IXJ_ERR_IO, "cache directory %s is not trusted: %s", dir, reason);
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 /* Temporary files older than a minute belong to a writer that died. */
-static int remove_stale_temps(const char *dir, int64_t older_than) {
+static int remove_stale_temps(int dirfd, int64_t older_than) {
   file_info *v;
   int n, removed = 0;
-  if (list_files(dir, true, &v, &n) != 0) return 0;
+  if (list_files(dirfd, true, &v, &n) != 0) return 0;
   for (int k = 0; k < n; k++) {
-    char path[4200];
     if (strncmp(v[k].name, TEMP_PREFIX, strlen(TEMP_PREFIX)) || v[k].mtime > older_than) continue;
-    path_of(dir, v[k].name, path, sizeof path);
-    if (unlink(path) == 0) removed++;
+    if (unlinkat(dirfd, v[k].name, 0) == 0) removed++;
   }
   free(v);
   return removed;
 }
 
 ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *removed, ixj_error *err) {
-  prune_state s = {dir, 0};
-  ixj_status st = ixj_cache_scan(dir, remove_invalid, &s, err);
-  if (st != IXJ_OK) return st;
-  s.removed += remove_stale_temps(dir, (int64_t)time(NULL) - 60);
-  s.removed += evict(dir, max_bytes ? max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES);
-  if (removed) *removed = s.removed;
+  IXJ_REQUIRE_ARGS(err, dir);
+  file_info *v;
+  int n, count = 0, fd = open_for_removal(dir, err);
+  if (fd < 0) return IXJ_ERR_IO;
+  if (list_files(fd, false, &v, &n) != 0) {
+    ixj_status st = ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
+    close(fd);
+    return st;
+  }
+  for (int k = 0; k < n; k++) { /* the invalid and the untrusted */
+    char *key = NULL, reason[160];
+    void *payload = NULL;
+    if (check_entry(fd, v[k].name, reason, sizeof reason, &key, &payload) && unlinkat(fd, v[k].name, 0) == 0) count++;
+    free(key);
+    free(payload);
+  }
+  free(v);
+  count += remove_stale_temps(fd, (int64_t)time(NULL) - 60);
+  count += evict(fd, max_bytes ? max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES);
+  close(fd);
+  if (removed) *removed = count;
   return IXJ_OK;
 }
 
 ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, dir);
   file_info *v;
-  int n, count = 0;
-  if (list_files(dir, true, &v, &n) != 0)
-    return ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
-  for (int k = 0; k < n; k++) {
-    char path[4200];
-    path_of(dir, v[k].name, path, sizeof path);
-    if (unlink(path) == 0) count++;
+  int n, count = 0, fd = open_for_removal(dir, err);
+  if (fd < 0) return IXJ_ERR_IO;
+  if (list_files(fd, true, &v, &n) != 0) {
+    ixj_status st = ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
+    close(fd);
+    return st;
   }
+  for (int k = 0; k < n; k++)
+    if (unlinkat(fd, v[k].name, 0) == 0) count++;
   free(v);
+  close(fd);
   if (removed) *removed = count;
   return IXJ_OK;
 }

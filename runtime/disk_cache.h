@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ixjit/cache.h"
+#include "ixjit/context.h"
 
 #define DISK_FORMAT_VERSION 1u
 
@@ -16,20 +17,27 @@ typedef struct disk_cache disk_cache;
  * and generator versions, the backend and its target, the toolchain's
  * version, the signature), never its output. malloc'ed (NULL: out of memory). */
 char *ixj__disk_cache_key(const char *backend, const char *toolchain, const char *signature);
-/* Opens (creating it when missing) the directory: IXJ_ERR_IO when it cannot be used. */
+/* Opens (creating it 0700 when missing) the directory: IXJ_ERR_IO when it
+ * cannot be used, or is not owned by the effective user, or is writable by
+ * group or others. */
 ixj_status ixj__disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out, ixj_error *err);
+/* Where entries that are not trusted are reported (one warning each time one
+ * is met); NULL: nowhere. */
+void ixj__disk_cache_set_log(disk_cache *dc, ixj_log_fn log, void *user);
 void ixj__disk_cache_close(disk_cache *dc);
 const char *ixj__disk_cache_dir(const disk_cache *dc);
 /* The entry of `key`: *payload malloc'ed. Any mismatch, truncation or read
- * error is a miss, and a bad file is removed. A hit refreshes the entry's
- * last-use time (for LRU eviction). */
+ * error is a miss, and a bad file is removed. An entry that is not a regular
+ * file owned by the effective user and writable by nobody else (a symbolic
+ * link, a FIFO, another user's file) is a miss with a warning, never read. A
+ * hit refreshes the entry's last-use time (for LRU eviction). */
 bool ixj__disk_cache_load(disk_cache *dc, const char *key, void **payload, size_t *size);
-/* Writes the entry (temporary file, fsync, rename), then evicts least recently
+/* Writes the entry (temporary file 0600, fsync, rename), then evicts least recently
  * used entries above the size limit. Concurrent writers of one key are
  * harmless: the last rename wins, and every version is valid. IXJ_ERR_IO when
  * the directory cannot be written. */
 ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *payload, size_t size, ixj_error *err);
-/* Whether the entry of `key` is on disk and readable (not checked further). */
+/* Whether the entry of `key` is on disk and trusted (not checked further). */
 bool ixj__disk_cache_has(const disk_cache *dc, const char *key);
 /* The file name of a key: "<xxh3-128 hex>.ixk". */
 void ixj__disk_cache_file_name(const char *key, char name[48]);

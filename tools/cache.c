@@ -48,8 +48,10 @@ int cmd_cache(int argc, char **argv) {
   if (!action) return cli_error(CLI_USAGE, "usage: ixjit cache stats|ls|verify|prune|clear [--cache DIR]");
   if (!*dir && !ixj_cache_default_dir(dir, sizeof dir)) return cli_error(CLI_USAGE, "no cache directory: use --cache DIR");
   const char *env = getenv("IXJIT_CACHE_MAX_BYTES");
-  uint64_t max = env && *env ? strtoull(env, NULL, 10) : 0;
+  uint64_t max = 0;
   ixj_error err;
+  if (env && *env && ixj_parse_size(env, 1, UINT64_MAX, &max, &err) != IXJ_OK) /* never a tiny limit read from part of it */
+    return cli_error(CLI_USAGE, "IXJIT_CACHE_MAX_BYTES: %s", err.message);
   tally t = {false, 0, 0, 0};
   if (!strcmp(action, "stats") || !strcmp(action, "ls") || !strcmp(action, "verify")) {
     t.list = !strcmp(action, "ls");

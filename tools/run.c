@@ -48,15 +48,13 @@ static int parse_op_args(int argc, char **argv, bool run, op_args *a) {
       if (*n == IXJ_MAX_CAT_INPUTS) return cli_error(CLI_USAGE, "at most %d sources", IXJ_MAX_CAT_INPUTS);
       (file ? a->src_file : a->src_text)[(*n)++] = v;
     } else if (!strcmp(o, "--elem-size")) {
-      char *end;
-      long e = strtol(v, &end, 10);
-      if (*end || (e != 1 && e != 2 && e != 4 && e != 8 && e != 16))
+      uint64_t e;
+      if (ixj_parse_count(v, 1, 16, &e, NULL) != IXJ_OK || (e != 1 && e != 2 && e != 4 && e != 8 && e != 16))
         return cli_error(CLI_USAGE, "--elem-size takes 1, 2, 4, 8 or 16");
       a->elem_size = (size_t)e;
     } else if (!strcmp(o, "--axis")) {
-      char *end;
-      long x = strtol(v, &end, 10);
-      if (*end || x < 0 || x >= IXJ_MAX_RANK) return cli_error(CLI_USAGE, "--axis takes a dim number");
+      uint64_t x;
+      if (ixj_parse_count(v, 0, IXJ_MAX_RANK - 1, &x, NULL) != IXJ_OK) return cli_error(CLI_USAGE, "--axis takes a dim number");
       a->axis = (int)x;
     } else if (!strcmp(o, "--target")) a->target = v;
     else if (!strcmp(o, "--dst-file") && run) a->dst_file = v;

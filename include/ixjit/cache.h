@@ -6,7 +6,12 @@
  * and an XXH3 checksum; then the payload (object code). Files are written to a
  * temporary name in the same directory, fsynced and renamed, so readers never
  * see a partial entry; anything odd on read is a miss. These calls inspect and
- * maintain a directory; contexts use it through their options. */
+ * maintain a directory; contexts use it through their options.
+ *
+ * Entries are machine code that gets run, so a context uses a directory only
+ * when the effective user owns it and neither group nor others can write it
+ * (it creates it 0700, entries 0600), and loads an entry only when it is a
+ * regular file owned by that user and writable by nobody else. */
 #ifndef IXJIT_CACHE_H
 #define IXJIT_CACHE_H
 
@@ -38,17 +43,21 @@ typedef struct ixj_cache_entry {
 } ixj_cache_entry;
 
 typedef void (*ixj_cache_visit)(void *user, const ixj_cache_entry *entry);
-/* Visits every entry (every *.ixk file), checking each fully, on the calling
- * thread. A damaged entry is visited as invalid, not an error. IXJ_ERR_IO
- * when dir cannot be read. */
+/* Visits every entry (every *.ixk file, whatever its type), checking each
+ * fully, on the calling thread, never blocking on a FIFO. A damaged entry, or
+ * one a context would not trust (a symbolic link, not a regular file, owned
+ * by another user, writable by others, in a directory it would not use), is
+ * visited as invalid with the reason, not an error. IXJ_ERR_IO when dir
+ * cannot be read. */
 IXJ_API ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ixj_error *err);
-/* Removes invalid entries and stale temporary files, then the least recently
- * used entries until the total is at most max_bytes (0: the default);
- * *removed (optional) counts the files removed. IXJ_ERR_IO when dir cannot be
- * read. Safe while other processes use the directory. */
+/* Removes invalid and untrusted entries and stale temporary files, then the
+ * least recently used entries until the total is at most max_bytes (0: the
+ * default); *removed (optional) counts the files removed. IXJ_ERR_IO when dir
+ * cannot be read or is not one a context would use. Safe while other
+ * processes use the directory. */
 IXJ_API ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *removed, ixj_error *err);
 /* Removes every entry and temporary file; *removed (optional) counts them.
- * IXJ_ERR_IO when dir cannot be read. */
+ * IXJ_ERR_IO when dir cannot be read or is not one a context would use. */
 IXJ_API ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err);
 
 #ifdef __cplusplus

@@ -10,6 +10,7 @@
 #include "ixjit/divmod.h"
 #include "ixjit/emit.h"
 #include "ixjit/ixfun.h"
+#include "ixjit/number.h"
 #include "ixjit/kernel.h"
 #include "ixjit/ops.h"
 #include "ixjit/record.h"
