@@ -348,6 +348,9 @@ bool ixj__lmad_is_contiguous(const ixj_lmad *l) {
 ixj_ixfun *ixj__ixfun_alloc(int num_lmads) {
   ixj_ixfun *f = calloc(1, sizeof *f);
   if (!f) return NULL;
+  atomic_init(&f->range_state, 0);
+  atomic_init(&f->range_min, 0);
+  atomic_init(&f->range_max, 0);
   f->lmads = calloc((size_t)(num_lmads > 0 ? num_lmads : 1), sizeof *f->lmads);
   if (!f->lmads) {
     free(f);
@@ -417,34 +420,31 @@ int64_t ixj__ixfun_eval(const ixj_ixfun *f, int upto, const int64_t *index) {
   return x;
 }
 
-/* Exact min and max of LMAD `upto`'s values over every point, by visiting
- * them; false when there are more than max_points. */
-static bool prefix_range(const ixj_ixfun *f, int upto, int64_t max_points, int64_t *lo, int64_t *hi) {
-  const ixj_lmad *h = &f->lmads[0];
-  int64_t count = ixj__lmad_count(h), shape[IXJ_MAX_RANK], idx[IXJ_MAX_RANK] = {0};
-  if (count > max_points) return false;
-  ixj__lmad_logical_shape(h, shape);
-  *lo = INT64_MAX;
-  *hi = INT64_MIN;
-  for (int64_t n = 0; n < count; n++) {
-    int64_t x = ixj__ixfun_eval(f, upto, idx);
-    if (x < *lo) *lo = x;
-    if (x > *hi) *hi = x;
-    for (int k = h->rank - 1; k >= 0 && ++idx[k] == shape[k]; k--) idx[k] = 0;
-  }
-  return true;
+/* The enclosure of each link's values may be loose (then a value seems to
+ * leave the next LMAD although none does): one bounded walk over the points
+ * decides, and its exact range is kept on the handle. */
+static ixj_status check_chain_exactly(ixj_ixfun *f, int64_t *budget, ixj_error *err) {
+  int64_t lo[IXJ_MAX_LMADS], hi[IXJ_MAX_LMADS], value;
+  int bad;
+  if (!ixj__ixfun_walk(f, budget, lo, hi, &bad, &value))
+    return ixj__fail(err, IXJ_ERR_LIMIT,
+                    "cannot verify that the chain's LMADs stay inside each other: %lld points x %d LMADs is more than "
+                    "the %lld evaluations left",
+                    (long long)ixj__lmad_count(&f->lmads[0]), f->num_lmads, (long long)*budget);
+  if (bad >= 0)
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "LMAD %d reaches offset %lld outside the %lld points of LMAD %d", bad,
+                    (long long)value, (long long)ixj__lmad_count(&f->lmads[bad + 1]), bad + 1);
+  ixj__ixfun_keep_range(f, lo[f->num_lmads - 1], hi[f->num_lmads - 1]);
+  return IXJ_OK;
 }
 
-static ixj_status check_chain(const ixj_ixfun *f, ixj_error *err) {
+static ixj_status check_chain(ixj_ixfun *f, int64_t *budget, ixj_error *err) {
   int64_t lo, hi;
   ixj__lmad_range(&f->lmads[0], &lo, &hi);
   for (int k = 0; k + 1 < f->num_lmads; k++) {
     int64_t n = ixj__lmad_count(&f->lmads[k + 1]);
-    /* the propagated enclosure can be loose: then look at every point */
-    if ((lo < 0 || hi >= n) && k > 0 && !prefix_range(f, k, INT64_C(1) << 24, &lo, &hi))
-      return ixj__fail(err, IXJ_ERR_LIMIT, "cannot verify that LMAD %d stays inside LMAD %d (too many points)", k,
-                      k + 1);
-    if (lo < 0 || hi >= n)
+    if ((lo < 0 || hi >= n) && k > 0) return check_chain_exactly(f, budget, err);
+    if (lo < 0 || hi >= n) /* the head's range is exact */
       return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "LMAD %d reaches offsets %lld..%lld outside the %lld points of LMAD %d",
                       k, (long long)lo, (long long)hi, (long long)n, k + 1);
     ixj__lmad_range_over(&f->lmads[k + 1], lo, hi, &lo, &hi);
@@ -453,6 +453,11 @@ static ixj_status check_chain(const ixj_ixfun *f, ixj_error *err) {
 }
 
 ixj_status ixj__ixfun_finish(ixj_ixfun *f, bool simplify, ixj_ixfun **out, ixj_error *err) {
+  int64_t budget = IXJ__EXACT_BUDGET;
+  return ixj__ixfun_finish_within(f, simplify, &budget, out, err);
+}
+
+ixj_status ixj__ixfun_finish_within(ixj_ixfun *f, bool simplify, int64_t *budget, ixj_ixfun **out, ixj_error *err) {
   ixj_status st = IXJ_OK;
   int64_t count;
   if (f->num_lmads < 1 || f->num_lmads > IXJ_MAX_LMADS) {
@@ -480,7 +485,7 @@ ixj_status ixj__ixfun_finish(ixj_ixfun *f, bool simplify, ixj_ixfun **out, ixj_e
   /* A literal chain (operations build valid ones): every value an LMAD can
    * reach must index the next one's row-major space. */
   bool empty = ixj__lmad_count(&f->lmads[0]) == 0;
-  if (!simplify && !empty && (st = check_chain(f, err)) != IXJ_OK) goto fail;
+  if (!simplify && !empty && (st = check_chain(f, budget, err)) != IXJ_OK) goto fail;
   if (simplify && empty) f->num_lmads = 1; /* no points: the rest of the chain is unreachable */
   if (simplify)
     while (f->num_lmads > 1 && simplify_once(f)) {
@@ -518,7 +523,7 @@ ixj_status ixj_ixfun_iota(int rank, const int64_t *shape, int64_t offset, ixj_ix
   if (!f) return no_memory(err);
   ixj__lmad_iota(rank, shape, offset, &f->lmads[0]);
   f->base_rank = rank;
-  memcpy(f->base, shape, (size_t)rank * sizeof *shape);
+  if (rank > 0) memcpy(f->base, shape, (size_t)rank * sizeof *shape); /* shape may be NULL for rank 0 */
   return ixj__ixfun_finish(f, false, out, err);
 }
 
@@ -561,6 +566,12 @@ ixj_status ixj_ixfun_strided(int rank, const int64_t *shape, const int64_t *stri
 
 ixj_status ixj_ixfun_from_lmads(int count, const ixj_lmad *lmads, int base_rank, const int64_t *base,
                                 ixj_ixfun **out, ixj_error *err) {
+  int64_t budget = IXJ__EXACT_BUDGET;
+  return ixj__ixfun_from_lmads_within(count, lmads, base_rank, base, &budget, out, err);
+}
+
+ixj_status ixj__ixfun_from_lmads_within(int count, const ixj_lmad *lmads, int base_rank, const int64_t *base,
+                                        int64_t *budget, ixj_ixfun **out, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, out && lmads && (base_rank <= 0 || base));
   *out = NULL;
   if (count < 1 || count > IXJ_MAX_LMADS)
@@ -570,11 +581,23 @@ ixj_status ixj_ixfun_from_lmads(int count, const ixj_lmad *lmads, int base_rank,
   if (!f) return no_memory(err);
   memcpy(f->lmads, lmads, (size_t)count * sizeof *lmads);
   f->base_rank = base_rank;
-  memcpy(f->base, base, (size_t)base_rank * sizeof *base);
-  return ixj__ixfun_finish(f, false, out, err);
+  if (base_rank > 0) memcpy(f->base, base, (size_t)base_rank * sizeof *base); /* base may be NULL for rank 0 */
+  return ixj__ixfun_finish_within(f, false, budget, out, err);
 }
 
+/* A copy of a valid function needs no second check (and no second walk of
+ * its points: the kept range comes along). */
 ixj_status ixj_ixfun_clone(const ixj_ixfun *f, ixj_ixfun **out, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, f && out);
-  return ixj_ixfun_from_lmads(f->num_lmads, f->lmads, f->base_rank, f->base, out, err);
+  ixj_ixfun *g = ixj__ixfun_alloc(f->num_lmads);
+  *out = NULL;
+  if (!g) return no_memory(err);
+  memcpy(g->lmads, f->lmads, (size_t)f->num_lmads * sizeof *f->lmads);
+  g->base_rank = f->base_rank;
+  memcpy(g->base, f->base, sizeof g->base);
+  ixj_offset_range r;
+  if (atomic_load_explicit(&f->range_state, memory_order_acquire) == IXJ__RANGE_EXACT && ixj__ixfun_exact_range(f, NULL, &r))
+    ixj__ixfun_keep_range(g, r.min, r.max);
+  *out = g;
+  return IXJ_OK;
 }

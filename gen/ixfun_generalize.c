@@ -70,7 +70,7 @@ ixj_status ixj_ixfun_generalize(const ixj_ixfun *a, const ixj_ixfun *b, ixj_ixfu
 int ixj_general_num_holes(const ixj_ixfun_general *g) { return g->num_holes; }
 
 void ixj_general_hole(const ixj_ixfun_general *g, int k, int64_t *in_a, int64_t *in_b) {
-  if (k < 0 || k >= g->num_holes) return;
+  if (!g || k < 0 || k >= g->num_holes) return; /* no such hole: the outputs stay as they were */
   if (in_a) *in_a = g->in_a[k];
   if (in_b) *in_b = g->in_b[k];
 }

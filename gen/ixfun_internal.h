@@ -5,12 +5,27 @@
 
 #include "ixjit/ixfun.h"
 
+#include <stdatomic.h>
+
 struct ixj_ixfun {
   int num_lmads;
   ixj_lmad *lmads; /* lmads[0] is the head */
   int base_rank;
   int64_t base[IXJ_MAX_RANK];
+  /* The exact reachable range of a chain whose enclosure is loose, derived
+   * at most once and kept (IXJ__RANGE_*): the handle stays
+   * immutable in meaning, and no call re-walks its points. */
+  atomic_int range_state;
+  atomic_llong range_min, range_max;
 };
+
+/* range_state: not yet known, kept in range_min/max, or beyond any budget. */
+enum { IXJ__RANGE_UNKNOWN, IXJ__RANGE_EXACT, IXJ__RANGE_TOO_BIG };
+
+/* The most LMAD evaluations (points x links) one exact walk of a chain may
+ * take: about 20 ms on a 2-core VM, so that no text of 64 KB takes more than
+ * 100 ms to parse or validate. */
+#define IXJ__EXACT_BUDGET (INT64_C(1) << 20)
 
 /* Logical view of one LMAD dim (logical order). */
 typedef struct lmad_ldim {
@@ -53,12 +68,30 @@ bool ixj__ixfun_injective(const ixj_ixfun *f);
 /* The value of LMAD `upto` of the chain at a (valid) logical index. */
 int64_t ixj__ixfun_eval(const ixj_ixfun *f, int upto, const int64_t *index);
 /* The exact reachable range: ixj_ixfun_offset_range when that is exact, else
- * by visiting every point when there are at most max_points (false if more). */
-bool ixj__ixfun_exact_range(const ixj_ixfun *f, int64_t max_points, ixj_offset_range *out);
+ * by one walk over every point, at most once per handle (two threads first
+ * asking at once may both walk; they agree). The walk spends *budget (NULL:
+ * a fresh IXJ__EXACT_BUDGET); false, and the enclosure in *out, when it would
+ * overspend. */
+bool ixj__ixfun_exact_range(const ixj_ixfun *f, int64_t *budget, ixj_offset_range *out);
+/* One walk over the head's points evaluating the chain link by link: lo[k]
+ * and hi[k] are the exact range of LMAD k's values. It stops at the first
+ * value outside the next LMAD's points (*bad_link = k, *bad_value). It costs
+ * points x links from *budget, and returns false (spending nothing) when
+ * that is more than is left. */
+bool ixj__ixfun_walk(const ixj_ixfun *f, int64_t *budget, int64_t *lo, int64_t *hi, int *bad_link,
+                     int64_t *bad_value);
+void ixj__ixfun_keep_range(ixj_ixfun *f, int64_t min, int64_t max);
 /* Validates every LMAD and the chain (each LMAD inside the next one's index
  * space); with simplify, merges adjacent LMADs whenever one LMAD can express
  * the pair. Frees f and returns an error on failure. */
 ixj_status ixj__ixfun_finish(ixj_ixfun *f, bool simplify, ixj_ixfun **out, ixj_error *err);
+/* The same, a literal chain's walk spending *budget: one text's parse shares
+ * one budget across its literals and rebases, so its cost stays bounded. */
+ixj_status ixj__ixfun_finish_within(ixj_ixfun *f, bool simplify, int64_t *budget, ixj_ixfun **out, ixj_error *err);
+ixj_status ixj__ixfun_from_lmads_within(int count, const ixj_lmad *lmads, int base_rank, const int64_t *base,
+                                        int64_t *budget, ixj_ixfun **out, ixj_error *err);
+ixj_status ixj__ixfun_rebase_within(const ixj_ixfun *f, const ixj_ixfun *nb, int64_t *budget, ixj_ixfun **out,
+                                    ixj_error *err);
 
 
 

@@ -322,6 +322,11 @@ ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t *shape, 
 }
 
 ixj_status ixj_ixfun_rebase(const ixj_ixfun *f, const ixj_ixfun *nb, ixj_ixfun **out, ixj_error *err) {
+  return ixj__ixfun_rebase_within(f, nb, NULL, out, err);
+}
+
+ixj_status ixj__ixfun_rebase_within(const ixj_ixfun *f, const ixj_ixfun *nb, int64_t *budget, ixj_ixfun **out,
+                                    ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, f && nb && out);
   int64_t base_count, nb_count = ixj__lmad_count(&nb->lmads[0]);
   *out = NULL;
@@ -331,8 +336,12 @@ ixj_status ixj_ixfun_rebase(const ixj_ixfun *f, const ixj_ixfun *nb, ixj_ixfun *
                     "rebase: the base has %lld elements but the new base has %lld",
                     (long long)base_count, (long long)nb_count);
   ixj_offset_range r = ixj_ixfun_offset_range(f);
-  if (!r.empty && (r.min < 0 || r.max >= nb_count)) /* the enclosure may be loose for a chain */
-    ixj__ixfun_exact_range(f, INT64_C(1) << 24, &r);
+  if (!r.empty && (r.min < 0 || r.max >= nb_count) && /* the enclosure may be loose for a chain */
+      !ixj__ixfun_exact_range(f, budget, &r))
+    return ixj__fail(err, IXJ_ERR_LIMIT,
+                    "rebase: cannot verify that the function stays inside the new base's %lld elements (too many "
+                    "points to visit)",
+                    (long long)nb_count);
   if (!r.empty && (r.min < 0 || r.max >= nb_count))
     return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE,
                     "rebase: the function reaches offsets %lld..%lld outside the new base's %lld elements",

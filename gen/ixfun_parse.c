@@ -26,6 +26,7 @@ typedef struct parser {
   size_t pos;
   int depth;
   ixj_error *err;
+  int64_t budget; /* the exact walks' evaluations left for this whole text */
 } parser;
 
 /* 1-based column of a byte position. */
@@ -315,7 +316,7 @@ static ixj_status parse_futhark(parser *p, ixj_ixfun **out) {
   }
   if (st == IXJ_OK) st = fut_expect(p, "}");
   if (st == IXJ_OK) {
-    st = ixj_ixfun_from_lmads(count, lmads, base_rank, base, out, &e);
+    st = ixj__ixfun_from_lmads_within(count, lmads, base_rank, base, &p->budget, out, &e);
     if (st != IXJ_OK) stage_err(p, col, st, &e);
   }
   free(lmads);
@@ -410,7 +411,7 @@ static ixj_status apply_stage(parser *p, word name, ixj_ixfun *f, ixj_ixfun **ou
       return perr(p, column(p->pos), IXJ_ERR_PARSE, "rebase: expected ')'");
     }
     p->pos++;
-    st = ixj_ixfun_rebase(f, nb, out, &e);
+    st = ixj__ixfun_rebase_within(f, nb, &p->budget, out, &e);
     ixj_ixfun_free(nb);
     return st == IXJ_OK ? st : stage_err(p, name.col, st, &e);
   }
@@ -486,7 +487,7 @@ static ixj_status parse_pipeline(parser *p, ixj_ixfun **out) {
 
 ixj_status ixj_ixfun_parse(const char *text, ixj_ixfun **out, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, text && out);
-  parser p = {text, 0, 0, err};
+  parser p = {text, 0, 0, err, IXJ__EXACT_BUDGET};
   ixj_status st;
   *out = NULL;
   st = parse_pipeline(&p, out);

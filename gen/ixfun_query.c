@@ -48,7 +48,16 @@ ixj_offset_range ixj_ixfun_offset_range(const ixj_ixfun *f) {
   r.empty = false;
   r.exact = f->num_lmads == 1;
   ixj__lmad_range(&f->lmads[0], &r.min, &r.max);
-  for (int m = 1; m < f->num_lmads; m++) ixj__lmad_range_over(&f->lmads[m], r.min, r.max, &r.min, &r.max);
+  for (int m = 1; m < f->num_lmads; m++) {
+    /* Every value a link really reaches indexes the next LMAD (checked when
+     * the chain was made), so a loose enclosure is clamped to its points:
+     * range_over is defined only there, and beyond them it once returned a
+     * range too small, which let a short buffer pass validation. */
+    int64_t n = ixj__lmad_count(&f->lmads[m]);
+    if (r.min < 0) r.min = 0;
+    if (r.max > n - 1) r.max = n - 1;
+    ixj__lmad_range_over(&f->lmads[m], r.min, r.max, &r.min, &r.max);
+  }
   return r;
 }
 
@@ -67,22 +76,75 @@ ixj_status ixj_ixfun_required_bytes(const ixj_ixfun *f, size_t elem_size, size_t
   return IXJ_OK;
 }
 
-bool ixj__ixfun_exact_range(const ixj_ixfun *f, int64_t max_points, ixj_offset_range *out) {
+bool ixj__ixfun_walk(const ixj_ixfun *f, int64_t *budget, int64_t *lo, int64_t *hi, int *bad_link,
+                     int64_t *bad_value) {
+  const ixj_lmad *h = &f->lmads[0];
+  int links = f->num_lmads;
+  int64_t count = ixj__lmad_count(h), shapes[IXJ_MAX_LMADS][IXJ_MAX_RANK], idx[IXJ_MAX_RANK] = {0};
+  int64_t digits[IXJ_MAX_RANK], sizes[IXJ_MAX_LMADS];
+  *bad_link = -1;
+  if (count > *budget / links) return false;
+  *budget -= count * links;
+  for (int m = 0; m < links; m++) {
+    ixj__lmad_logical_shape(&f->lmads[m], shapes[m]);
+    sizes[m] = ixj__lmad_count(&f->lmads[m]);
+    lo[m] = INT64_MAX;
+    hi[m] = INT64_MIN;
+  }
+  for (int64_t n = 0; n < count; n++) {
+    int64_t x = ixj__lmad_index(h, idx);
+    for (int m = 0;; m++) {
+      if (x < lo[m]) lo[m] = x;
+      if (x > hi[m]) hi[m] = x;
+      if (m + 1 == links) break;
+      if (x < 0 || x >= sizes[m + 1]) { /* outside the next LMAD: nothing further is defined */
+        *bad_link = m;
+        *bad_value = x;
+        return true;
+      }
+      const ixj_lmad *l = &f->lmads[m + 1];
+      for (int k = l->rank - 1; k >= 0; k--) {
+        digits[k] = x % shapes[m + 1][k];
+        x /= shapes[m + 1][k];
+      }
+      x = ixj__lmad_index(l, digits);
+    }
+    for (int k = h->rank - 1; k >= 0 && ++idx[k] == shapes[0][k]; k--) idx[k] = 0;
+  }
+  return true;
+}
+
+void ixj__ixfun_keep_range(ixj_ixfun *f, int64_t min, int64_t max) {
+  atomic_store_explicit(&f->range_min, min, memory_order_relaxed);
+  atomic_store_explicit(&f->range_max, max, memory_order_relaxed);
+  atomic_store_explicit(&f->range_state, IXJ__RANGE_EXACT, memory_order_release);
+}
+
+bool ixj__ixfun_exact_range(const ixj_ixfun *f, int64_t *budget, ixj_offset_range *out) {
+  int64_t fresh = IXJ__EXACT_BUDGET;
+  if (!budget) budget = &fresh;
   *out = ixj_ixfun_offset_range(f);
   if (out->empty || out->exact) return true;
-  int64_t count = ixj__lmad_count(&f->lmads[0]);
-  if (count > max_points) return false;
-  int rank = f->lmads[0].rank;
-  int64_t shape[IXJ_MAX_RANK], idx[IXJ_MAX_RANK] = {0}, off;
-  ixj__lmad_logical_shape(&f->lmads[0], shape);
-  out->min = INT64_MAX;
-  out->max = INT64_MIN;
-  for (int64_t n = 0; n < count; n++) {
-    ixj_ixfun_index(f, rank, idx, &off, NULL);
-    if (off < out->min) out->min = off;
-    if (off > out->max) out->max = off;
-    for (int k = rank - 1; k >= 0 && ++idx[k] == shape[k]; k--) idx[k] = 0;
+  /* The cache is the only thing that changes on a shared handle, and only
+   * from unknown to its one value: atomics, no lock. */
+  ixj_ixfun *cache = (ixj_ixfun *)f;
+  int state = atomic_load_explicit(&cache->range_state, memory_order_acquire);
+  if (state == IXJ__RANGE_UNKNOWN) {
+    int64_t lo[IXJ_MAX_LMADS], hi[IXJ_MAX_LMADS], bad_value;
+    int bad_link;
+    /* a finished chain keeps every value inside the next LMAD: bad_link stays -1 */
+    if (ixj__ixfun_walk(f, budget, lo, hi, &bad_link, &bad_value) && bad_link < 0) {
+      ixj__ixfun_keep_range(cache, lo[f->num_lmads - 1], hi[f->num_lmads - 1]);
+      state = IXJ__RANGE_EXACT;
+    } else if (ixj__lmad_count(&f->lmads[0]) > IXJ__EXACT_BUDGET / f->num_lmads) {
+      /* beyond any budget: never walked, by any caller */
+      atomic_store_explicit(&cache->range_state, IXJ__RANGE_TOO_BIG, memory_order_release);
+      state = IXJ__RANGE_TOO_BIG;
+    }
   }
+  if (state != IXJ__RANGE_EXACT) return false;
+  out->min = atomic_load_explicit(&cache->range_min, memory_order_relaxed);
+  out->max = atomic_load_explicit(&cache->range_max, memory_order_relaxed);
   out->exact = true;
   return true;
 }

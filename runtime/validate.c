@@ -25,6 +25,10 @@ static ixj_status check_operand(const ixj_operand *o, size_t elem, const char *w
   *empty = range.empty || shapes_only;
   if (*empty) return IXJ_OK;
   if (!o->data) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: NULL data pointer", what);
+  uintptr_t buffer_end; /* every byte range below is formed by adding to data: it must not wrap */
+  if (__builtin_add_overflow((uintptr_t)o->data, (uintptr_t)o->size_bytes, &buffer_end))
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: the buffer of %zu bytes at %p wraps around the address space",
+                    what, o->size_bytes, o->data);
   size_t end;
   if (ixj_ixfun_required_bytes(o->ixfun, elem, &end, NULL) == IXJ_OK && end <= o->size_bytes) {
     r->lo = (uintptr_t)o->data + (uintptr_t)range.min * elem;
@@ -32,9 +36,10 @@ static ixj_status check_operand(const ixj_operand *o, size_t elem, const char *w
     return IXJ_OK;
   }
   /* A chain's enclosure may be loose: look closer (only on this path), at
-   * the offsets the points really reach. */
+   * the offsets the points really reach, found once per index function and
+   * kept on it. */
   uint64_t exact_end;
-  ixj__ixfun_exact_range(o->ixfun, INT64_C(1) << 24, &range);
+  ixj__ixfun_exact_range(o->ixfun, NULL, &range);
   if (range.min < 0)
     return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "%s: the index function reaches offset %lld, before the buffer", what,
                     (long long)range.min);
@@ -78,6 +83,8 @@ ixj_status ixj__op_validate(const op_call *c, ixj_error *err) {
   byte_range dr = {0, 0}, sr;
   bool dst_empty, src_empty;
   char what[32];
+  if ((int)c->op < (int)IXJ_OP_COPY || (int)c->op > (int)IXJ_OP_CAT) /* a cast from outside the enum */
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "operation %d is not copy, fill or cat", (int)c->op);
   if (!valid_elem_size(c->elem_size))
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "element size %zu is not 1, 2, 4, 8 or 16", c->elem_size);
   ixj_status st = check_operand(c->dst, c->elem_size, "destination", c->shapes_only, &dr, &dst_empty, err);

@@ -71,7 +71,11 @@ IXJ_API ixj_status ixj_ixfun_iota(int rank, const int64_t *shape, int64_t offset
 IXJ_API ixj_status ixj_ixfun_strided(int rank, const int64_t *shape, const int64_t *strides,
                              int64_t offset, ixj_ixfun **out, ixj_error *err);
 /* A chain given literally (head first), validated: permutations, extents,
- * overflow, and every LMAD's offsets inside the next one's index space. */
+ * overflow, and every LMAD's offsets inside the next one's index space. When
+ * the ranges propagated link by link are too loose to show that, the points
+ * are visited once (and the exact range they reach is kept on the handle):
+ * at most 2^20 LMAD evaluations (points x LMADs), IXJ_ERR_LIMIT beyond, so
+ * no chain takes more than some tens of milliseconds. */
 IXJ_API ixj_status ixj_ixfun_from_lmads(int count, const ixj_lmad *lmads, int base_rank,
                                 const int64_t *base, ixj_ixfun **out, ixj_error *err);
 IXJ_API ixj_status ixj_ixfun_clone(const ixj_ixfun *f, ixj_ixfun **out, ixj_error *err);
@@ -188,7 +192,8 @@ typedef struct ixj_ixfun_general ixj_ixfun_general;
 IXJ_API ixj_status ixj_ixfun_generalize(const ixj_ixfun *a, const ixj_ixfun *b,
                                 ixj_ixfun_general **out, ixj_error *err);
 IXJ_API int ixj_general_num_holes(const ixj_ixfun_general *g);
-/* The values hole k stands for in the first and the second function. */
+/* The values hole k stands for in the first and the second function; for k
+ * outside 0..num_holes-1 (or g NULL) *in_a and *in_b are left untouched. */
 IXJ_API void ixj_general_hole(const ixj_ixfun_general *g, int k, int64_t *in_a, int64_t *in_b);
 /* Fill every hole (values[k] for hole k) and validate the result: the
  * errors of ixj_ixfun_from_lmads. */
@@ -204,7 +209,9 @@ IXJ_API void ixj_general_free(ixj_ixfun_general *g);
 /* Parse the IXFUN syntax (a pipeline of stages, or Futhark's format).
  * IXJ_ERR_PARSE for malformed text and IXJ_ERR_LIMIT for nesting deeper than
  * documented, with err->column at the problem; the errors of the stages'
- * operations otherwise. */
+ * operations otherwise. The visits of points that literal chains and
+ * rebases may need share one budget of 2^20 LMAD evaluations per text
+ * (IXJ_ERR_LIMIT beyond), so no text of 64 KB takes more than 100 ms. */
 IXJ_API ixj_status ixj_ixfun_parse(const char *text, ixj_ixfun **out, ixj_error *err);
 /* Futhark's printed format on one line; snprintf-style: returns the length
  * needed (excluding the NUL) and writes at most size bytes. */
