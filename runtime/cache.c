@@ -9,7 +9,9 @@
  * inserts the entry as COMPILING and compiles outside the lock; threads
  * asking for an entry still COMPILING wait on a condition variable (single
  * flight). Hits are counted on per-thread stripes, so threads hitting one
- * kernel share no written cache line. */
+ * kernel share no written cache line. A FAILED entry is read under the lock
+ * only: the first caller after RETRY_MS turns it back to COMPILING and tries
+ * again, so its error is rewritten while nobody reads it. */
 #include "cache.h"
 
 #include <pthread.h>
@@ -32,8 +34,9 @@ typedef struct entry {
   size_t key_len;
   uint8_t *key;
   atomic_int state; /* entry_state */
-  kernel_ref kernel; /* READY: written before the state */
-  ixj_error error;   /* FAILED: written before the state */
+  kernel_ref kernel; /* READY (for good): written before the state */
+  ixj_error error;   /* FAILED: under the lock, which is the only place it is read */
+  double failed_at;  /* FAILED: when (ixj__now_ms), under the lock */
   struct entry *next; /* fixed before the entry is published */
 } entry;
 
@@ -42,8 +45,15 @@ typedef struct hit_stripe {
   char pad[64 - sizeof(atomic_uint_fast64_t)];
 } hit_stripe;
 
+/* A failed compile is reported to the callers of the next second, then
+ * tried again by the first caller after it (an out-of-memory or a transient
+ * toolchain failure is not remembered forever, and a persistent one costs one
+ * compile per second at most). */
+#define RETRY_MS 1000.0
+
 struct kernel_cache {
   _Atomic(entry *) bucket[NUM_BUCKETS];
+  double retry_ms;
   pthread_mutex_t lock;    /* inserting, leaving COMPILING, stats */
   pthread_cond_t compiled; /* broadcast whenever an entry leaves COMPILING */
   ixj_cache_stats stats;   /* under the lock, but for the striped hits */
@@ -55,6 +65,7 @@ ixj_status ixj__cache_create(kernel_cache **out, ixj_error *err) {
   if (!c) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   for (int b = 0; b < NUM_BUCKETS; b++) atomic_init(&c->bucket[b], NULL);
   for (int s = 0; s < HIT_STRIPES; s++) atomic_init(&c->hits[s].n, 0);
+  c->retry_ms = RETRY_MS;
   pthread_mutex_init(&c->lock, NULL);
   pthread_cond_init(&c->compiled, NULL);
   *out = c;
@@ -80,7 +91,14 @@ static entry *find(kernel_cache *c, uint64_t h, const void *key, size_t len) {
   return NULL;
 }
 
-/* The entry's outcome once it has left COMPILING (state read with acquire). */
+void ixj__cache_set_retry_ms(kernel_cache *c, double ms) {
+  pthread_mutex_lock(&c->lock);
+  c->retry_ms = ms;
+  pthread_mutex_unlock(&c->lock);
+}
+
+/* The entry's outcome once it has left COMPILING (state read with acquire;
+ * a FAILED entry's error under the lock). */
 static ixj_status outcome(const entry *e, int state, kernel_ref *kernel, ixj_error *err) {
   if (state == READY) {
     *kernel = e->kernel;
@@ -113,7 +131,7 @@ ixj_status ixj__cache_get(kernel_cache *c, const void *key, size_t key_len, cach
   *compile_ms = 0;
   entry *e = find(c, h, key, key_len);
   int state = e ? atomic_load_explicit(&e->state, memory_order_acquire) : COMPILING;
-  if (state != COMPILING) { /* the hit path: no lock */
+  if (state == READY) { /* the hit path: no lock */
     atomic_fetch_add_explicit(&c->hits[my_stripe()].n, 1, memory_order_relaxed);
     *hit = true;
     return outcome(e, state, kernel, err);
@@ -126,12 +144,18 @@ ixj_status ixj__cache_get(kernel_cache *c, const void *key, size_t key_len, cach
       c->stats.misses++;
       while ((state = atomic_load_explicit(&e->state, memory_order_acquire)) == COMPILING)
         pthread_cond_wait(&c->compiled, &c->lock);
+    } else if (state == FAILED && ixj__now_ms() - e->failed_at >= c->retry_ms) { /* this caller tries again */
+      c->stats.misses++;
+      atomic_store_explicit(&e->state, COMPILING, memory_order_relaxed);
+      pthread_mutex_unlock(&c->lock);
+      goto compile;
     } else {
       c->stats.hits++;
     }
+    ixj_status st = outcome(e, state, kernel, err);
     pthread_mutex_unlock(&c->lock);
     *hit = true;
-    return outcome(e, state, kernel, err);
+    return st;
   }
   c->stats.misses++;
   e = calloc(1, sizeof *e);
@@ -151,6 +175,7 @@ ixj_status ixj__cache_get(kernel_cache *c, const void *key, size_t key_len, cach
   c->stats.entries++;
   pthread_mutex_unlock(&c->lock);
 
+compile:;
   double t0 = ixj__now_ms();
   kernel_ref compiled = {.handle = NULL};
   ixj_error cerr = {IXJ_OK, 0, ""};
@@ -168,6 +193,7 @@ ixj_status ixj__cache_get(kernel_cache *c, const void *key, size_t key_len, cach
   } else {
     c->stats.failures++;
     e->error = cerr;
+    e->failed_at = ixj__now_ms();
     if (err) *err = cerr;
     atomic_store_explicit(&e->state, FAILED, memory_order_release);
   }

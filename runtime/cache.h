@@ -28,9 +28,13 @@ void ixj__cache_destroy(kernel_cache *c);
  * or compiled by `compile` exactly once even when many threads ask at the
  * same moment (the others wait for it, and get *hit = true: they compiled
  * nothing). A hit takes no lock, allocates nothing and formats nothing. A
- * failed compile is remembered and reported to every later caller. */
+ * failed compile is reported to the callers of the next second (the retry
+ * interval), then compiled again by the first caller after it. */
 ixj_status ixj__cache_get(kernel_cache *c, const void *key, size_t key_len, cache_compile_fn compile, void *arg,
                           kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, ixj_error *err);
+/* The retry interval of failed compiles in ms (default 1000; 0: every later
+ * lookup retries). For tests. */
+void ixj__cache_set_retry_ms(kernel_cache *c, double ms);
 /* Counts a hit served without a lookup (the fast path found the kernel in
  * its own table, call_cache.h). */
 void ixj__cache_count_hit(kernel_cache *c);

@@ -8,7 +8,9 @@
  *     reported exactly when the buffer is too small;
  *   - the cache from 8 threads over 40 keys, some of whose compiles fail:
  *     each key compiled exactly once, every caller gets its key's kernel or
- *     its error, the counters add up (ThreadSanitizer in the tsan preset). */
+ *     its error, the counters add up (ThreadSanitizer in the tsan preset);
+ *   - a failed compile reported until the retry interval has passed, then
+ *     compiled again. */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -214,6 +216,7 @@ static void test_cache_threads(void **state) {
   kernel_cache *c;
   ixj_error err;
   assert_int_equal(ixj__cache_create(&c, &err), IXJ_OK);
+  ixj__cache_set_retry_ms(c, 1e12); /* failures stay failed here, however slow the run */
   pthread_t t[THREADS];
   worker_arg w[THREADS];
   for (int k = 0; k < KEYS; k++) atomic_init(&compiles[k], 0);
@@ -244,9 +247,58 @@ static void test_cache_threads(void **state) {
   ixj__cache_destroy(c);
 }
 
+/* A failed compile is retried after the retry interval, not remembered forever. */
+static int flaky_calls;
+
+static ixj_status flaky_compile(void *arg, kernel_ref *kernel, bool *loaded, ixj_error *err) {
+  (void)arg;
+  *loaded = false;
+  if (flaky_calls++ == 0) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory (the first time)");
+  kernel->handle = (void *)(uintptr_t)0x4242;
+  return IXJ_OK;
+}
+
+static void test_failed_compile_retried(void **state) {
+  (void)state;
+  kernel_cache *c;
+  ixj_error err;
+  kernel_ref k = {NULL};
+  bool hit, loaded;
+  double ms;
+  const char key[] = "a key";
+  for (int forever = 0; forever < 2; forever++) {
+    assert_int_equal(ixj__cache_create(&c, &err), IXJ_OK);
+    ixj__cache_set_retry_ms(c, forever ? 1e12 : 0);
+    flaky_calls = 0;
+    assert_int_equal(ixj__cache_get(c, key, sizeof key, flaky_compile, NULL, &k, &hit, &loaded, &ms, &err),
+                     IXJ_ERR_NO_MEMORY);
+    assert_false(hit);
+    ixj_status st = ixj__cache_get(c, key, sizeof key, flaky_compile, NULL, &k, &hit, &loaded, &ms, &err);
+    if (forever) { /* within the interval: the same error, no compile */
+      assert_int_equal(st, IXJ_ERR_NO_MEMORY);
+      assert_true(hit);
+      assert_non_null(strstr(err.message, "the first time"));
+      assert_int_equal(flaky_calls, 1);
+    } else { /* after it: compiled again, then a plain hit */
+      assert_int_equal(st, IXJ_OK);
+      assert_false(hit);
+      assert_true(k.handle == (void *)(uintptr_t)0x4242);
+      assert_int_equal(ixj__cache_get(c, key, sizeof key, flaky_compile, NULL, &k, &hit, &loaded, &ms, &err), IXJ_OK);
+      assert_true(hit);
+      assert_int_equal(flaky_calls, 2);
+    }
+    ixj_cache_stats s;
+    ixj__cache_stats(c, &s);
+    assert_int_equal(s.entries, 1);
+    assert_int_equal(s.failures, 1);
+    assert_int_equal(s.compiles, (uint64_t)flaky_calls);
+    ixj__cache_destroy(c);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_key_iff_signature),
                                      cmocka_unit_test(test_alignment_within_64_bytes),
-                                     cmocka_unit_test(test_cache_threads)};
+                                     cmocka_unit_test(test_cache_threads), cmocka_unit_test(test_failed_compile_retried)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
