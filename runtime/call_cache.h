@@ -49,10 +49,10 @@ typedef struct call_cache call_cache;
 ixj_status ixj__call_cache_create(call_cache **out, ixj_error *err);
 /* No lookup may be running. */
 void ixj__call_cache_destroy(call_cache *c);
-/* The key of a call, into key[CALL_KEY_BYTES]: its length, or 0 when the
- * call is not one the table takes (not a copy or fill, a chain, no buffers,
- * an empty operand). */
-size_t ixj__call_key(const op_call *c, uint8_t *key);
+/* The key of a call, into key[CALL_KEY_BYTES / 8] (built in words, read as
+ * bytes): its length in bytes, or 0 when the call is not one the table takes
+ * (not a copy or fill, a chain, no buffers, an empty operand). */
+size_t ixj__call_key(const op_call *c, int64_t *key);
 /* The value of a key, or NULL. Lock-free; the value lives as long as the table. */
 const call_value *ixj__call_cache_find(call_cache *c, const uint8_t *key, size_t len);
 /* Adds key -> value unless the key is there already. False when out of

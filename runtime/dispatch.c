@@ -313,22 +313,19 @@ static void fast_add(ixj_context *ctx, const op_call *c, const uint8_t *key, siz
   ixj__call_cache_add(ctx->calls, key, len, &v); /* out of memory: the long way again next time */
 }
 
-ixj_status ixj__dispatch(ixj_context *ctx, const dispatch_request *req, dispatch_result *out, ixj_error *err) {
-  memset(out, 0, sizeof *out);
-  out->info.strategy = "empty";
-  out->outcome = IXJ_WARM_NO_KERNEL;
+/* The long way: everything after the fast path. Its own frame, never
+ * inlined: the plan on its stack is 23 KB, whose pages the compiler probes
+ * (stack-clash protection) on every entry, which the fast path must not pay. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static ixj_status long_way(ixj_context *ctx, const dispatch_request *req, dispatch_result *out, const uint8_t *call_key,
+                           size_t call_len, ixj_error *err) {
   const ixj__backend *b = req->backend;
   ixj__target target;
   ixj_plan plan; /* on the stack: no allocation per call */
   char *signature = NULL;
-  uint8_t call_key[CALL_KEY_BYTES];
-  size_t call_len = req->mode == DISPATCH_RUN && b == &ixj__backend_cpu ? ixj__call_key(&req->call, call_key) : 0;
-  ixj_status st;
-  if (call_len) {
-    const call_value *v = ixj__call_cache_find(ctx->calls, call_key, call_len);
-    if (v && fast_run(ctx, req, v, out, &st, err)) return st;
-  }
-  st = b->target(ctx, req->arch, &target, err);
+  ixj_status st = b->target(ctx, req->arch, &target, err);
   if (st == IXJ_OK && req->mode == DISPATCH_WARM && !ctx->disk)
     st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
   if (st == IXJ_OK) st = ixj__op_validate(&req->call, err);
@@ -367,6 +364,21 @@ done:
   }
   free(signature);
   return st;
+}
+
+ixj_status ixj__dispatch(ixj_context *ctx, const dispatch_request *req, dispatch_result *out, ixj_error *err) {
+  memset(out, 0, sizeof *out);
+  out->info.strategy = "empty";
+  out->outcome = IXJ_WARM_NO_KERNEL;
+  int64_t call_key[CALL_KEY_BYTES / 8];
+  size_t call_len =
+      req->mode == DISPATCH_RUN && req->backend == &ixj__backend_cpu ? ixj__call_key(&req->call, call_key) : 0;
+  ixj_status st;
+  if (call_len) {
+    const call_value *v = ixj__call_cache_find(ctx->calls, (const uint8_t *)call_key, call_len);
+    if (v && fast_run(ctx, req, v, out, &st, err)) return st;
+  }
+  return long_way(ctx, req, out, (const uint8_t *)call_key, call_len, err);
 }
 
 ixj_status ixj__dispatch_shapes(ixj_context *ctx, dispatch_mode mode, const ixj__backend *backend, const char *arch,

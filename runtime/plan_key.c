@@ -39,10 +39,11 @@ size_t ixj__plan_key(const ixj_plan *p, const char *target, uint8_t *buf, size_t
   size_t tlen = strlen(target);
   put_i64(&k, (int64_t)tlen);
   put(&k, target, tlen);
-  ixj_plan head; /* the scalar header only: the operands are not copied */
-  memcpy(&head, p, offsetof(ixj_plan, operand));
-  for (int j = p->rank < 0 ? 0 : p->rank; j < IXJ_MAX_RANK; j++) head.shape[j] = 0;
-  put(&k, &head, offsetof(ixj_plan, operand));
+  unsigned char head[offsetof(ixj_plan, operand)]; /* the scalar header only, a few hundred bytes */
+  memcpy(head, p, sizeof head);
+  for (int j = p->rank < 0 ? 0 : p->rank; j < IXJ_MAX_RANK; j++)
+    memset(head + offsetof(ixj_plan, shape) + (size_t)j * sizeof p->shape[0], 0, sizeof p->shape[0]);
+  put(&k, head, sizeof head);
   put_i64(&k, (int64_t)p->work_units);
   put_i64(&k, p->num_parts);
   put_i64(&k, p->part_vector_bytes);
