@@ -163,9 +163,14 @@ ixj_status ixj__jit_llvm_link(jit_llvm *j, const void *object, size_t size, cons
   LLVMMemoryBufferRef obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(object, size, name);
   pthread_mutex_lock(&j->link_lock);
   LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(j->lljit);
-  LLVMErrorRef e = LLVMOrcLLJITAddObjectFile(j->lljit, dylib, obj); /* takes the buffer */
+  /* a tracker per object: a failed link takes all it defined away with it,
+   * so a wrong object (a bad cache entry) cannot poison the kernel it holds */
+  LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(dylib);
+  LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, rt, obj); /* takes the buffer */
   LLVMOrcExecutorAddress addr = 0;
   if (!e) e = LLVMOrcLLJITLookup(j->lljit, &addr, name);
+  if (e) LLVMConsumeError(LLVMOrcResourceTrackerRemove(rt));
+  LLVMOrcReleaseResourceTracker(rt); /* on success its symbols stay with the JITDylib */
   pthread_mutex_unlock(&j->link_lock);
   if (e) return llvm_fail(err, e, "linking the kernel");
   *fn = (ixj_kernel_fn)(uintptr_t)addr;
