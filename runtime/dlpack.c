@@ -34,9 +34,10 @@ static ixj_status from_tensor(const DLTensor *t, const char *what, dl_operand *o
       t->device.device_type != kDLCUDAManaged)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: device type %d is not supported (CPU and CUDA tensors only)",
                     what, (int)t->device.device_type);
+  /* the CUDA path drives device 0 (runtime/cuda_driver.c): a tensor elsewhere must not be touched from it */
   if ((t->device.device_type == kDLCUDA || t->device.device_type == kDLCUDAManaged) && t->device.device_id != 0)
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: CUDA device %d: only device 0 is supported", what,
-                    (int)t->device.device_id);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: the tensor is on CUDA device %d; the CUDA path drives device 0 only",
+                    what, (int)t->device.device_id);
   if (t->ndim < 0 || t->ndim > IXJ_MAX_RANK)
     return ixj__fail(err, IXJ_ERR_LIMIT, "%s: rank %d is outside 0..%d", what, t->ndim, IXJ_MAX_RANK);
   size_t bits = (size_t)t->dtype.bits * t->dtype.lanes;
@@ -76,8 +77,8 @@ static ixj_status from_tensor(const DLTensor *t, const char *what, dl_operand *o
   return IXJ_OK;
 }
 
-ixj_status ixj_copy_dlpack(ixj_context *ctx, const DLTensor *dst, const DLTensor *src, ixj_call_info *info,
-                           ixj_error *err) {
+ixj_status ixj_copy_dlpack_stream(ixj_context *ctx, const DLTensor *dst, const DLTensor *src, void *stream,
+                                  ixj_call_info *info, ixj_error *err) {
   dl_operand d = {{0}, NULL, 0, false}, s = {{0}, NULL, 0, false};
   ixj_status st = from_tensor(dst, "destination", &d, err);
   if (st == IXJ_OK) st = from_tensor(src, "source", &s, err);
@@ -85,26 +86,26 @@ ixj_status ixj_copy_dlpack(ixj_context *ctx, const DLTensor *dst, const DLTensor
     st = ixj__fail(err, IXJ_ERR_MISMATCH, "element sizes differ (%zu and %zu bytes)", d.elem_size, s.elem_size);
   if (st == IXJ_OK) st = same_device(&d, &s, err);
   if (st == IXJ_OK)
-    st = d.gpu ? ixj_copy_cuda(ctx, &d.op, &s.op, d.elem_size, NULL, info, err)
+    st = d.gpu ? ixj_copy_cuda(ctx, &d.op, &s.op, d.elem_size, stream, info, err)
                : ixj_copy(ctx, &d.op, &s.op, d.elem_size, info, err);
   ixj_ixfun_free(d.ixfun);
   ixj_ixfun_free(s.ixfun);
   return st;
 }
 
-ixj_status ixj_fill_dlpack(ixj_context *ctx, const DLTensor *dst, const void *value, ixj_call_info *info,
-                           ixj_error *err) {
+ixj_status ixj_fill_dlpack_stream(ixj_context *ctx, const DLTensor *dst, const void *value, void *stream,
+                                  ixj_call_info *info, ixj_error *err) {
   dl_operand d = {{0}, NULL, 0, false};
   ixj_status st = from_tensor(dst, "destination", &d, err);
   if (st == IXJ_OK)
-    st = d.gpu ? ixj_fill_cuda(ctx, &d.op, value, d.elem_size, NULL, info, err)
+    st = d.gpu ? ixj_fill_cuda(ctx, &d.op, value, d.elem_size, stream, info, err)
                : ixj_fill(ctx, &d.op, value, d.elem_size, info, err);
   ixj_ixfun_free(d.ixfun);
   return st;
 }
 
-ixj_status ixj_cat_dlpack(ixj_context *ctx, const DLTensor *dst, int axis, int num_srcs, const DLTensor *const *srcs,
-                          ixj_call_info *info, ixj_error *err) {
+ixj_status ixj_cat_dlpack_stream(ixj_context *ctx, const DLTensor *dst, int axis, int num_srcs,
+                                 const DLTensor *const *srcs, void *stream, ixj_call_info *info, ixj_error *err) {
   if (num_srcs < 1 || num_srcs > IXJ_MAX_CAT_INPUTS || !srcs)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
   dl_operand d = {{0}, NULL, 0, false}, s[IXJ_MAX_CAT_INPUTS];
@@ -120,9 +121,25 @@ ixj_status ixj_cat_dlpack(ixj_context *ctx, const DLTensor *dst, int axis, int n
     ops[k] = s[k].op;
   }
   if (st == IXJ_OK)
-    st = d.gpu ? ixj_cat_cuda(ctx, &d.op, axis, num_srcs, ops, d.elem_size, NULL, info, err)
+    st = d.gpu ? ixj_cat_cuda(ctx, &d.op, axis, num_srcs, ops, d.elem_size, stream, info, err)
                : ixj_cat(ctx, &d.op, axis, num_srcs, ops, d.elem_size, info, err);
   ixj_ixfun_free(d.ixfun);
   for (int k = 0; k < num_srcs; k++) ixj_ixfun_free(s[k].ixfun);
   return st;
+}
+
+/* Without a stream: the default one. */
+ixj_status ixj_copy_dlpack(ixj_context *ctx, const DLTensor *dst, const DLTensor *src, ixj_call_info *info,
+                           ixj_error *err) {
+  return ixj_copy_dlpack_stream(ctx, dst, src, NULL, info, err);
+}
+
+ixj_status ixj_fill_dlpack(ixj_context *ctx, const DLTensor *dst, const void *value, ixj_call_info *info,
+                           ixj_error *err) {
+  return ixj_fill_dlpack_stream(ctx, dst, value, NULL, info, err);
+}
+
+ixj_status ixj_cat_dlpack(ixj_context *ctx, const DLTensor *dst, int axis, int num_srcs, const DLTensor *const *srcs,
+                          ixj_call_info *info, ixj_error *err) {
+  return ixj_cat_dlpack_stream(ctx, dst, axis, num_srcs, srcs, NULL, info, err);
 }
