@@ -38,7 +38,7 @@ ixj_status ixj_ixfun_permute(const ixj_ixfun *f, int n, const int *perm, ixj_ixf
                       "permute: item %d (%d) makes this not a permutation of 0..%d", k, perm[k], n - 1);
     seen[perm[k]] = true;
   }
-  ixj_ixfun *g;
+  ixj_ixfun *g = NULL; /* set by derive on success (gcc -O3 cannot see it) */
   ixj_status st = derive(f, 0, &g, err);
   if (st != IXJ_OK) return st;
   for (int k = 0; k < n; k++) g->lmads[0].perm[k] = h->perm[perm[k]];
@@ -53,7 +53,7 @@ ixj_status ixj_ixfun_rotate(const ixj_ixfun *f, int n, const int64_t *amounts, i
   if (n != h->rank)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "rotate needs %d amounts (one per dim), got %d",
                     h->rank, n);
-  ixj_ixfun *g;
+  ixj_ixfun *g = NULL; /* set by derive on success (gcc -O3 cannot see it) */
   ixj_status st = derive(f, 0, &g, err);
   if (st != IXJ_OK) return st;
   for (int k = 0; k < n; k++) {
@@ -208,7 +208,7 @@ ixj_status ixj_ixfun_slice(const ixj_ixfun *f, int n, const ixj_slice_item *item
   }
   if (identity) return ixj_ixfun_clone(f, out, err);
 
-  ixj_ixfun *g;
+  ixj_ixfun *g = NULL; /* set by derive on success (gcc -O3 cannot see it) */
   ixj_lmad sliced;
   ixj_status st;
   if (slice_lmad(h, full, &sliced)) {
@@ -260,7 +260,7 @@ ixj_status ixj_ixfun_reshape(const ixj_ixfun *f, int rank, const int64_t *shape,
                     "reshape: %lld elements cannot take a shape of %lld elements", (long long)count,
                     (long long)known);
 
-  ixj_ixfun *g;
+  ixj_ixfun *g = NULL; /* set by derive on success (gcc -O3 cannot see it) */
   ixj_lmad reshaped;
   ixj_status st;
   if (ixj__lmad_reshape_nocopy(h, rank, dims, &reshaped)) {
@@ -314,7 +314,7 @@ ixj_status ixj_ixfun_expand(const ixj_ixfun *f, int rank, const int64_t *shape, 
     e.stride[p] = 0;
     e.rotate[p] = 0;
   }
-  ixj_ixfun *g;
+  ixj_ixfun *g = NULL; /* set by derive on success (gcc -O3 cannot see it) */
   ixj_status st = derive(f, 0, &g, err);
   if (st != IXJ_OK) return st;
   g->lmads[0] = e;

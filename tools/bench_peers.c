@@ -46,7 +46,7 @@ struct bench_peers {
 
 static void mark_gone(peer *q, const char *why) {
   q->info.available = false;
-  snprintf(q->info.note, sizeof q->info.note, "%s", why);
+  snprintf(q->info.note, sizeof q->info.note, "%.*s", (int)sizeof q->info.note - 1, why); /* a note: cut to fit */
   if (q->to) fclose(q->to);
   if (q->from) fclose(q->from);
   q->to = q->from = NULL;
