@@ -6,15 +6,7 @@
 #   place; read-only and missing directories; bad spec lines.
 # usage: test_cache.sh IXJIT PYTHON GEN_JIT_CASES
 ixjit="$1" python="$2" gen="$3"
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-expect() { # name pattern text
-  case "$3" in *$2*) ok ;; *) bad "$1: expected '$2' in: $3" ;; esac
-}
+. "$(dirname "$0")/../check.sh"
 unset IXJIT_RECORD IXJIT_CACHE
 
 # A spec in the recorded format from the JIT test corpus: op, elem, aligned, ...

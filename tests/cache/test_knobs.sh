@@ -4,15 +4,7 @@
 # tiny limit read from part of it; suffixes mean what docs/cache.md says.
 # usage: test_knobs.sh IXJIT
 ixjit="$1"
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-expect() { # name pattern text
-  case "$3" in *$2*) ok ;; *) bad "$1: expected '$2' in: $3" ;; esac
-}
+. "$(dirname "$0")/../check.sh"
 unset IXJIT_RECORD IXJIT_CACHE IXJIT_CACHE_MAX_BYTES
 c="$tmp/c"
 IXJIT_CACHE_DIR="$c" "$ixjit" run copy --dst 'iota 24 40' --src 'iota 40 24 | permute 1 0' --elem-size 4 > /dev/null

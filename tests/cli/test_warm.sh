@@ -6,15 +6,7 @@
 # Copies of a contiguous array need no kernel, so nothing here compiles.
 # usage: test_warm.sh IXJIT
 ixjit="$1"
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-expect() { # name pattern text
-  case "$3" in *$2*) ok ;; *) bad "$1: expected '$2' in: $3" ;; esac
-}
+. "$(dirname "$0")/../check.sh"
 unset IXJIT_RECORD IXJIT_CACHE
 tab=$(printf '\t')
 cr=$(printf '\r')
