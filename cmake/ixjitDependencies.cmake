@@ -1,0 +1,46 @@
+# The libraries libixjit links, found the same way by ixjit's own build and by
+# the installed ixjitConfig.cmake (a project that links ixjit::ixjit_static
+# needs them too; ixjit::ixjit, the shared library, records them itself):
+#   ixjit::LLVM     LLVM 19's shared library (Debian llvm-19-dev)
+#   ixjit::xxhash   xxHash (Debian libxxhash-dev)
+#   Threads::Threads, and CMAKE_DL_LIBS (dlopen of NVRTC and the CUDA driver)
+# Sets IXJIT_LLVM_LIB_DIR (where libLLVM is, for RPATHs and ixjit.pc) and, in
+# ixjit's own build, LLVM_INCLUDE_DIR, LLVM_VERSION and XXHASH_INCLUDE_DIR.
+include_guard(GLOBAL)
+
+find_program(IXJIT_LLVM_CONFIG NAMES llvm-config-19 PATHS /usr/lib/llvm-19/bin)
+if(IXJIT_LLVM_CONFIG)
+  execute_process(COMMAND ${IXJIT_LLVM_CONFIG} --libdir OUTPUT_VARIABLE IXJIT_LLVM_LIB_DIR OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND ${IXJIT_LLVM_CONFIG} --includedir OUTPUT_VARIABLE LLVM_INCLUDE_DIR OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND ${IXJIT_LLVM_CONFIG} --version OUTPUT_VARIABLE LLVM_VERSION OUTPUT_STRIP_TRAILING_WHITESPACE)
+else()
+  set(IXJIT_LLVM_LIB_DIR /usr/lib/llvm-19/lib)
+endif()
+find_library(IXJIT_LLVM_LIBRARY NAMES LLVM-19 PATHS ${IXJIT_LLVM_LIB_DIR} /usr/lib/llvm-19/lib NO_DEFAULT_PATH)
+find_library(IXJIT_XXHASH_LIBRARY xxhash)
+find_path(XXHASH_INCLUDE_DIR xxhash.h)
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads)
+
+set(IXJIT_DEPENDENCIES_FOUND TRUE)
+set(IXJIT_DEPENDENCIES_MISSING "")
+foreach(v IXJIT_LLVM_LIBRARY IXJIT_XXHASH_LIBRARY)
+  if(NOT ${v})
+    set(IXJIT_DEPENDENCIES_FOUND FALSE)
+    string(APPEND IXJIT_DEPENDENCIES_MISSING " ${v}")
+  endif()
+endforeach()
+if(NOT Threads_FOUND)
+  set(IXJIT_DEPENDENCIES_FOUND FALSE)
+  string(APPEND IXJIT_DEPENDENCIES_MISSING " Threads")
+endif()
+
+if(IXJIT_DEPENDENCIES_FOUND AND NOT TARGET ixjit::LLVM)
+  add_library(ixjit::LLVM SHARED IMPORTED)
+  set_target_properties(ixjit::LLVM PROPERTIES IMPORTED_LOCATION ${IXJIT_LLVM_LIBRARY})
+  add_library(ixjit::xxhash UNKNOWN IMPORTED)
+  set_target_properties(ixjit::xxhash PROPERTIES IMPORTED_LOCATION ${IXJIT_XXHASH_LIBRARY})
+  if(XXHASH_INCLUDE_DIR)
+    set_target_properties(ixjit::xxhash PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${XXHASH_INCLUDE_DIR})
+  endif()
+endif()
