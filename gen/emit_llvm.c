@@ -17,6 +17,7 @@
 extern const char ixj__template_elementwise[];
 extern const char ixj__template_tiled[];
 extern const char ixj__template_metadata[];
+extern const char ixj__template_stream_copy[];
 
 /* The metadata the kernels refer to (templates/llvm/metadata.ll is filled
  * with these numbers, so the ids are defined here only). */
@@ -198,6 +199,14 @@ static ixj_status fill_metadata(char **out, ixj_error *err) {
                       ids[MD_DST_SCOPE], "MD_SRC_SCOPE", ids[MD_SRC_SCOPE], "MD_DST_LIST", ids[MD_DST_LIST],
                       "MD_SRC_LIST", ids[MD_SRC_LIST]};
   return ixj__template_fill(ixj__template_metadata, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
+}
+
+/* The streaming copy of a cat's memcpy parts (templates/llvm/stream_copy.ll). */
+static ixj_status fill_stream_copy(char **out, ixj_error *err) {
+  char id[8];
+  snprintf(id, sizeof id, "%d", MD_NONTEMPORAL);
+  const char *kv[] = {"MD_NONTEMPORAL", id};
+  return ixj__template_fill(ixj__template_stream_copy, kv, 1, out, err);
 }
 
 static bool any_oom(const text *t, int n) {
@@ -574,7 +583,7 @@ static ixj_status emit_parts(const ixj_plan *p, const char *kname, const char *s
   text mod = {0}, entry = {0}, decls = {0};
   ixj_plan *sub = malloc(sizeof *sub);
   ixj_status st = sub ? IXJ_OK : ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
-  bool memcpy_used = false;
+  bool memcpy_used = false, stream_used = false;
   ixj__text_put(&mod, "; ixjit cat kernel: %d parts, one copy plan per input\n; signature: %s\n", p->num_parts, signature);
   ixj__text_put(&entry, "define void @%s(ptr %%ptrs, ptr %%offs, i64 %%begin, i64 %%end) nounwind {\nentry:\n  br label %%part.0\n",
                 kname);
@@ -619,23 +628,28 @@ static ixj_status emit_parts(const ixj_plan *p, const char *kname, const char *s
       ixj__text_put(t, "  %%dg.%d = getelementptr i%zu, ptr %%dp.%d, i64 %%da.%d\n", k, es * 8, k, k);
       ixj__text_put(t, "  %%sg.%d = getelementptr i%zu, ptr %%sp.%d, i64 %%sa.%d\n", k, es * 8, k, k);
       ixj__text_put(t, "  %%n.%d = sub i64 %%y.%d, %%x.%d\n  %%nb.%d = mul i64 %%n.%d, %zu\n", k, k, k, k, k, es);
-      ixj__text_put(t, "  call void @llvm.memcpy.p0.p0.i64(ptr %%dg.%d, ptr %%sg.%d, i64 %%nb.%d, i1 false)\n", k, k, k);
+      stream_used = stream_used || x->nontemporal;
+      if (x->nontemporal) ixj__text_put(t, "  call void @ixjit.stream_copy(ptr %%dg.%d, ptr %%sg.%d, i64 %%nb.%d)\n", k, k, k);
+      else ixj__text_put(t, "  call void @llvm.memcpy.p0.p0.i64(ptr %%dg.%d, ptr %%sg.%d, i64 %%nb.%d, i1 false)\n", k, k, k);
     } else {
       ixj__text_put(t, "  call void @%s.p%d(ptr %%ptrs, ptr %%offs, i64 %%x.%d, i64 %%y.%d)\n", kname, k, k, k);
     }
     ixj__text_put(t, "  br label %%part.%d\n", k + 1);
   }
   ixj__text_put(&entry, "part.%d:\n  ret void\n}\n", p->num_parts);
-  char *md = NULL;
+  char *md = NULL, *streamer = NULL;
   if (st == IXJ_OK) st = fill_metadata(&md, err);
+  if (st == IXJ_OK && stream_used) st = fill_stream_copy(&streamer, err);
   if (st == IXJ_OK) {
     ixj__text_put(&mod, "\n%s\n%s\n%s", entry.buf ? entry.buf : "", md, decls.buf ? decls.buf : "");
+    if (streamer) ixj__text_put(&mod, "\n%s", streamer);
     if (memcpy_used) ixj__text_put(&mod, "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n");
   }
   if (st == IXJ_OK && (mod.oom || entry.oom || decls.oom)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
   if (st == IXJ_OK) *out = mod.buf;
   else free(mod.buf);
   free(md);
+  free(streamer);
   free(entry.buf);
   free(decls.buf);
   free(sub);

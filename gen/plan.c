@@ -242,7 +242,7 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
   }
 }
 
-#define TILED_STREAM_BYTES ((uint64_t)4 << 20)
+#define STREAM_BYTES ((uint64_t)4 << 20)
 
 /* Strategy, index width, streaming and work units of a plan whose dims are
  * final. */
@@ -258,12 +258,14 @@ static void finish(ixj_plan *p, const plan_request *req) {
   for (int o = 0; o < p->num_operands; o++)
     for (int m = 0; m < p->operand[o].num_tail; m++) narrow = narrow && ixj__lmad_count(&p->operand[o].tail[m]) <= INT32_MAX;
   p->index_bits = narrow ? 32 : 64;
-  /* Streaming stores above the last-level cache; transposes from 4 MiB on:
-   * measured on the development VM (2 threads, 1024^2 to 4096^2 float32),
-   * streamed tiles were 1.2-2x faster from 4 MiB of output up, while the VM
-   * reports a 105 MiB L3 that never streamed a 64 MiB transpose. */
+  /* Streaming stores from 4 MiB of output (or above the last-level cache,
+   * when that is smaller): measured on the development VM, streamed tiles
+   * were 1.2-2x faster from 4 MiB of output up (2 threads, 1024^2 to 4096^2
+   * float32) and a streamed contiguous copy 1.4-1.9x faster than glibc's
+   * memcpy from 2 to 64 MiB (docs/cpu-path.md), while the VM reports a 105 MiB
+   * L3 that never streamed a 64 MiB copy. */
   uint64_t stream_from = req->last_level_cache;
-  if (p->strategy == PLAN_TILED && stream_from > TILED_STREAM_BYTES) stream_from = TILED_STREAM_BYTES;
+  if (stream_from > STREAM_BYTES) stream_from = STREAM_BYTES;
   if (!req->gpu && stream_from && (uint64_t)p->count * p->elem_size > stream_from) p->nontemporal = 1;
   /* tiles stream only whole lines: rows on line boundaries */
   if (p->strategy == PLAN_TILED && !p->dst_aligned) p->nontemporal = 0;

@@ -10,6 +10,7 @@
 #include "context_internal.h"
 #include "emit_llvm.h"
 #include "error.h"
+#include "stream_copy.h"
 
 static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *out, ixj_error *err) {
   if (arch) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the CPU backend builds for this CPU only, not '%s'", arch);
@@ -50,6 +51,7 @@ typedef struct launch {
   const void *ptrs[PLAN_MAX_OPERANDS];
   int64_t offs[PLAN_MAX_OPERANDS];
   size_t elem_size;
+  bool nontemporal; /* MEMCPY: streaming stores */
 } launch;
 
 static void run_kernel_chunk(void *arg, uint64_t begin, uint64_t end) {
@@ -61,7 +63,9 @@ static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
   launch *l = arg;
   char *d = (char *)l->ptrs[0] + (l->offs[0] + (int64_t)begin) * (int64_t)l->elem_size;
   const char *s = (const char *)l->ptrs[1] + (l->offs[1] + (int64_t)begin) * (int64_t)l->elem_size;
-  memcpy(d, s, (end - begin) * l->elem_size);
+  size_t n = (end - begin) * l->elem_size;
+  if (l->nontemporal) ixj__stream_copy(d, s, n);
+  else memcpy(d, s, n);
 }
 
 /* Below these many bytes moved (read + written) a launch runs on the
@@ -86,6 +90,7 @@ ixj_status ixj__cpu_run(ixj_context *ctx, const cpu_launch_desc *d, const kernel
   IXJ_ASSERT(err, kernel || (d->strategy == PLAN_MEMCPY && d->op == IXJ_OP_COPY));
   launch l;
   l.elem_size = d->elem_size;
+  l.nontemporal = d->nontemporal;
   /* the kernels' operand array: dst, then the sources; a fill's value second */
   for (int o = 0; o < d->num_operands; o++) {
     l.ptrs[o] = d->op == IXJ_OP_FILL && o == 1 ? fill_value : ptrs[o];
@@ -108,7 +113,8 @@ ixj_status ixj__cpu_run(ixj_context *ctx, const cpu_launch_desc *d, const kernel
 }
 
 void ixj__cpu_launch_desc(const ixj_plan *p, cpu_launch_desc *d) {
-  *d = (cpu_launch_desc){p->strategy, p->op, p->num_operands, p->vector_elems, p->elem_size, p->count, p->work_units};
+  *d = (cpu_launch_desc){p->strategy, p->op, p->num_operands, p->vector_elems, p->elem_size, p->count, p->work_units,
+                         p->nontemporal != 0};
 }
 
 static ixj_status cpu_launch(ixj_context *ctx, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,

@@ -36,6 +36,7 @@ typedef struct cpu_launch_desc {
   size_t elem_size;
   int64_t count;
   uint64_t work_units;
+  bool nontemporal; /* MEMCPY plans: streaming stores (runtime/stream_copy.c) */
 } cpu_launch_desc;
 
 typedef struct call_value {

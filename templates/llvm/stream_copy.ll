@@ -1,0 +1,39 @@
+; n bytes from %s to %d, the destination's whole 64-byte lines written with
+; streaming stores (they skip the read of each line that a normal store does;
+; <16 x i32> is legalized to the host's widest vectors), the partial lines at
+; either end by memcpy; the fence orders the streamed lines before the
+; kernel's completion is published. Used by the memcpy parts of a cat whose
+; output streams.
+define internal void @ixjit.stream_copy(ptr noalias %d, ptr noalias %s, i64 %n) nounwind {
+entry:
+  %addr = ptrtoint ptr %d to i64
+  %mis = sub i64 0, %addr
+  %head.line = and i64 %mis, 63
+  %fits = icmp ult i64 %head.line, %n
+  %head = select i1 %fits, i64 %head.line, i64 %n
+  call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %head, i1 false)
+  %rest = sub i64 %n, %head
+  %lines = lshr i64 %rest, 6
+  %d.line = getelementptr i8, ptr %d, i64 %head
+  %s.line = getelementptr i8, ptr %s, i64 %head
+  %any = icmp ne i64 %lines, 0
+  br i1 %any, label %line, label %tail
+line:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %line ]
+  %off = shl i64 %i, 6
+  %sp = getelementptr i8, ptr %s.line, i64 %off
+  %dp = getelementptr i8, ptr %d.line, i64 %off
+  %v = load <16 x i32>, ptr %sp, align 1
+  store <16 x i32> %v, ptr %dp, align 64, !nontemporal !@@MD_NONTEMPORAL@@
+  %i.next = add i64 %i, 1
+  %more = icmp ult i64 %i.next, %lines
+  br i1 %more, label %line, label %tail
+tail:
+  %body = shl i64 %lines, 6
+  %d.tail = getelementptr i8, ptr %d.line, i64 %body
+  %s.tail = getelementptr i8, ptr %s.line, i64 %body
+  %left = and i64 %rest, 63
+  call void @llvm.memcpy.p0.p0.i64(ptr %d.tail, ptr %s.tail, i64 %left, i1 false)
+  fence seq_cst
+  ret void
+}
