@@ -62,7 +62,16 @@ static void open_disk_cache(ixj_context *c) {
   }
   uint64_t max = c->opts.cache_max_bytes ? c->opts.cache_max_bytes : env_size(c, "IXJIT_CACHE_MAX_BYTES");
   ixj_error err;
-  if (ixj__disk_cache_open(dir, max, &c->disk, &err) != IXJ_OK)
+  /* a key that is named but cannot be used turns the disk cache off: loading
+   * unauthenticated entries instead would be what the key is there to stop */
+  const char *key_file = c->opts.cache_key_file ? c->opts.cache_key_file : getenv("IXJIT_CACHE_KEY_FILE");
+  if (key_file && *key_file && ixj__cache_auth_open(key_file, &c->auth, &err) != IXJ_OK) {
+    ixj__ctx_log(c, IXJ_LOG_WARNING, "%s: the disk cache is off", err.message);
+    return;
+  }
+  bool shared = c->opts.cache_shared > 0 || (c->opts.cache_shared == 0 && ixj__cache_shared_from_env());
+  disk_cache_config cfg = {max, c->auth, shared};
+  if (ixj__disk_cache_open_with(dir, &cfg, &c->disk, &err) != IXJ_OK)
     ixj__ctx_log(c, IXJ_LOG_WARNING, "%s: the disk cache is off", err.message);
   else
     ixj__disk_cache_set_log(c->disk, c->opts.log, c->opts.log_user);
@@ -112,6 +121,7 @@ void ixj_context_destroy(ixj_context *c) {
   ixj__call_cache_destroy(c->calls);
   ixj__jit_llvm_destroy(c->jit);
   ixj__disk_cache_close(c->disk);
+  ixj__cache_auth_close(c->auth);
   if (c->record_fd >= 0) close(c->record_fd);
   free(c);
 }

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "cache.h"
+#include "cache_auth.h"
 #include "call_cache.h"
 #include "disk_cache.h"
 #include "ixjit/context.h"
@@ -22,6 +23,7 @@ struct ixj_context {
   call_cache *calls;         /* the per-call fast path (call_cache.h) */
   jit_llvm *jit;
   disk_cache *disk;          /* NULL: off or unusable */
+  cache_auth *auth;          /* the cache key (cache_auth.h); NULL: none */
   atomic_bool disk_warned;   /* one warning for a cache we cannot write */
   int record_fd;             /* -1: not recording */
 };

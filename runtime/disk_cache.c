@@ -5,9 +5,13 @@
  *   8       4     format version (little endian)
  *   12      4     key length K
  *   16      8     payload length P
- *   24      8     XXH3-64 of key and payload
- *   32      K     the key, echoed
- *   32+K    P     the payload
+ *   24      8     XXH3-64 of everything after it (flags, MAC, key, payload)
+ *   32      4     flags: bit 0, authenticated (no other bit is defined)
+ *   36      4     zero
+ *   40      32    HMAC-SHA-256 of bytes 0..24 and 32..40, the key and the payload
+ *                 (cache_auth.h); zero when not authenticated
+ *   72      K     the key, echoed
+ *   72+K    P     the payload
  *
  * No lock is needed: a writer never exposes a partial file (temp + fsync +
  * rename), and a reader checks everything before trusting a byte.
@@ -19,7 +23,14 @@
  * opened once and every file is reached relative to that descriptor, so a
  * path swapped after the check changes nothing; entries are opened with
  * O_NOFOLLOW | O_NONBLOCK, so a symbolic link or a FIFO is a miss, never a
- * load or a hang. */
+ * load or a hang.
+ *
+ * With a cache key (cache_auth.h) every entry written carries an HMAC over
+ * its header, key and payload, and an entry is loaded only when its HMAC
+ * verifies: then a shared directory (one another user owns or may write) can
+ * be allowed, since nobody without the key can write an entry that loads.
+ * The whole entry is read into memory and checked there, so what is checked
+ * is what is loaded. */
 #include "disk_cache.h"
 
 #include <dirent.h>
@@ -34,10 +45,13 @@
 
 #include <xxhash.h>
 
+#include "cache_auth.h"
 #include "error.h"
 #include "ixjit/ixjit.h"
 
-#define HEADER_SIZE 32
+#define HEADER_SIZE 72
+#define FLAG_AUTHENTICATED 1u
+#define MAX_ENTRY ((uint64_t)1 << 31) /* an object file of a copy kernel is kilobytes */
 #define SUFFIX ".ixk"
 #define TEMP_PREFIX ".tmp-"
 #define MAX_KEY (1u << 20)
@@ -48,6 +62,8 @@ struct disk_cache {
   char *dir;
   int dirfd; /* the checked directory: every file is reached through it */
   uint64_t max_bytes;
+  const cache_auth *auth; /* borrowed; NULL: entries are not authenticated */
+  bool shared;            /* a directory others may write: entries need their HMAC, not their owner */
   ixj_log_fn log;
   void *log_user;
 };
@@ -69,11 +85,14 @@ static uint64_t get_u64(const unsigned char *p) {
   return v;
 }
 
-static uint64_t checksum(const char *key, size_t klen, const void *payload, size_t plen) {
+/* XXH3 of the header's tail (flags, MAC), the key and the payload: damage
+ * anywhere after the checksum field is caught before anything else. */
+static uint64_t checksum(const unsigned char *header, const char *key, size_t klen, const void *payload, size_t plen) {
   XXH3_state_t *s = XXH3_createState();
   uint64_t h = 0;
   if (!s) return 0;
   XXH3_64bits_reset(s);
+  XXH3_64bits_update(s, header + 32, HEADER_SIZE - 32);
   XXH3_64bits_update(s, key, klen);
   XXH3_64bits_update(s, payload, plen);
   h = XXH3_64bits_digest(s);
@@ -113,11 +132,15 @@ static const char *file_kind(mode_t m) {
 }
 
 /* Why an opened file may not be trusted (NULL: it may). `dir` selects the
- * directory rules; reason is filled when the answer is not NULL. */
-static const char *untrusted(const struct stat *st, bool dir, char *reason, size_t size) {
+ * directory rules; `shared` (entries authenticated by their HMAC) waives the
+ * owner and mode rules, never the type. reason is filled when the answer is
+ * not NULL. */
+static const char *untrusted(const struct stat *st, bool dir, bool shared, char *reason, size_t size) {
   uid_t me = geteuid();
   if (dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
     snprintf(reason, size, "%s, not %s", file_kind(st->st_mode), dir ? "a directory" : "a regular file");
+  else if (shared)
+    return NULL;
   else if (st->st_uid != me)
     snprintf(reason, size, "owned by uid %lu, not by the effective user (uid %lu)", (unsigned long)st->st_uid,
              (unsigned long)me);
@@ -145,7 +168,7 @@ static int make_dirs(const char *path) {
 }
 
 /* The directory opened and checked: a descriptor, or -1 with the reason. */
-static int open_trusted_dir(const char *dir, bool create, char *reason, size_t size) {
+static int open_trusted_dir(const char *dir, bool create, bool shared, char *reason, size_t size) {
   if (create && make_dirs(dir) != 0) {
     snprintf(reason, size, "%s", strerror(errno));
     return -1;
@@ -157,7 +180,7 @@ static int open_trusted_dir(const char *dir, bool create, char *reason, size_t s
     if (fd >= 0) close(fd);
     return -1;
   }
-  if (untrusted(&st, true, reason, size)) {
+  if (untrusted(&st, true, shared, reason, size)) {
     close(fd);
     return -1;
   }
@@ -170,10 +193,10 @@ static int open_trusted_dir(const char *dir, bool create, char *reason, size_t s
 /* An entry opened for reading if it may be trusted: a descriptor, or
  * ENTRY_MISSING, or ENTRY_REFUSED with the reason. Never follows a link,
  * never waits for a writer. */
-static int open_trusted_entry(int dirfd, const char *name, struct stat *st, char *reason, size_t size) {
+static int open_trusted_entry(int dirfd, const char *name, bool shared, struct stat *st, char *reason, size_t size) {
   int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) return ENTRY_MISSING;
+    if (errno == ENOENT || errno == ENOTDIR) return ENTRY_MISSING;
     snprintf(reason, size, "%s", errno == ELOOP ? "a symbolic link, not a regular file" : strerror(errno));
     return ENTRY_REFUSED;
   }
@@ -182,20 +205,108 @@ static int open_trusted_entry(int dirfd, const char *name, struct stat *st, char
     close(fd);
     return ENTRY_REFUSED;
   }
-  if (untrusted(st, false, reason, size)) {
+  if (untrusted(st, false, shared, reason, size)) {
     close(fd);
     return ENTRY_REFUSED;
   }
   return fd;
 }
 
+/* ---- the entry format -------------------------------------------------------- */
+
+/* The header of an entry of key and payload, authenticated when auth is set. */
+static void make_header(unsigned char h[HEADER_SIZE], const cache_auth *auth, const char *key, size_t klen,
+                        const void *payload, size_t size) {
+  memset(h, 0, HEADER_SIZE);
+  memcpy(h, MAGIC, sizeof MAGIC);
+  put_u32(h + 8, DISK_FORMAT_VERSION);
+  put_u32(h + 12, (uint32_t)klen);
+  put_u64(h + 16, size);
+  if (auth) {
+    put_u32(h + 32, FLAG_AUTHENTICATED);
+    /* the header but its checksum, which covers the MAC */
+    cache_auth_part parts[4] = {{h, 24}, {h + 32, 8}, {key, klen}, {payload, size}};
+    ixj__cache_auth_mac(auth, parts, 4, h + 40);
+  }
+  put_u64(h + 24, checksum(h, key, klen, payload, size));
+}
+
+ixj_status ixj__disk_entry_encode(const cache_auth *auth, const char *key, const void *payload, size_t size, void **out,
+                                  size_t *out_size, ixj_error *err) {
+  size_t klen = strlen(key), total;
+  *out = NULL;
+  if (klen > MAX_KEY || size > MAX_ENTRY) return ixj__fail(err, IXJ_ERR_LIMIT, "cache entry too large");
+  total = HEADER_SIZE + klen + size;
+  unsigned char *buf = malloc(total);
+  if (!buf) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  make_header(buf, auth, key, klen, payload, size);
+  memcpy(buf + HEADER_SIZE, key, klen);
+  if (size) memcpy(buf + HEADER_SIZE + klen, payload, size);
+  *out = buf;
+  *out_size = total;
+  return IXJ_OK;
+}
+
+const char *ixj__disk_entry_decode(const cache_auth *auth, const void *entry, size_t len, const char *expect_key,
+                                   char **key_out, void **payload, size_t *plen) {
+  const unsigned char *h = entry;
+  if (len < HEADER_SIZE) return "truncated header";
+  if (memcmp(h, MAGIC, sizeof MAGIC)) return "not an ixjit cache entry";
+  if (get_u32(h + 8) != DISK_FORMAT_VERSION) return "another format version";
+  uint32_t klen = get_u32(h + 12), flags = get_u32(h + 32);
+  uint64_t size = get_u64(h + 16);
+  if (klen > MAX_KEY || size > MAX_ENTRY || (uint64_t)len != HEADER_SIZE + klen + size) return "truncated or oversized";
+  const char *key = (const char *)h + HEADER_SIZE;
+  const unsigned char *data = h + HEADER_SIZE + klen;
+  if (memchr(key, '\0', klen)) return "bad key";
+  if (checksum(h, key, klen, data, size) != get_u64(h + 24)) return "checksum mismatch";
+  static const unsigned char zero[CACHE_AUTH_MAC_BYTES];
+  if ((flags & ~FLAG_AUTHENTICATED) || get_u32(h + 36) || (!flags && memcmp(h + 40, zero, sizeof zero)))
+    return "bad header";
+  if (expect_key && (strlen(expect_key) != klen || memcmp(expect_key, key, klen))) return "key mismatch";
+  if (auth && !flags) return "not authenticated (no HMAC), and a cache key is configured";
+  if (auth) {
+    cache_auth_part parts[4] = {{h, 24}, {h + 32, 8}, {key, klen}, {data, size}};
+    if (!ixj__cache_auth_verify(auth, parts, 4, h + 40)) return "authentication failed (HMAC mismatch: another key, or forged)";
+  }
+  char *k = key_out ? malloc(klen + 1) : NULL;
+  void *p = payload ? malloc(size ? size : 1) : NULL;
+  if ((key_out && !k) || (payload && !p)) {
+    free(k);
+    free(p);
+    return "out of memory";
+  }
+  if (k) {
+    memcpy(k, key, klen);
+    k[klen] = '\0';
+    *key_out = k;
+  }
+  if (p) {
+    if (size) memcpy(p, data, size);
+    *payload = p;
+  }
+  if (plen) *plen = size;
+  return NULL;
+}
+
+/* Whether a decoding problem is damage (the file goes) rather than a reason
+ * not to trust a whole entry (left for a store of the right kernel to replace). */
+static bool is_damage(const char *problem) {
+  return strcmp(problem, "out of memory") && strncmp(problem, "not authenticated", 17) &&
+         strncmp(problem, "authentication failed", 21);
+}
+
 /* ---- the context's cache ---------------------------------------------------- */
 
-ixj_status ixj__disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out, ixj_error *err) {
+ixj_status ixj__disk_cache_open_with(const char *dir, const disk_cache_config *cfg, disk_cache **out, ixj_error *err) {
   *out = NULL;
   if (!dir || !*dir) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "no cache directory");
+  bool shared = cfg && cfg->shared;
+  if (shared && !cfg->auth)
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
+                     "a shared cache directory needs authenticated entries: set IXJIT_CACHE_KEY_FILE");
   char reason[160];
-  int fd = open_trusted_dir(dir, true, reason, sizeof reason);
+  int fd = open_trusted_dir(dir, true, shared, reason, sizeof reason);
   if (fd < 0) return ixj__fail(err, IXJ_ERR_IO, "cache directory %s is unusable: %s", dir, reason);
   disk_cache *dc = calloc(1, sizeof *dc);
   char *copy = strdup(dir);
@@ -207,9 +318,16 @@ ixj_status ixj__disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache 
   }
   dc->dir = copy;
   dc->dirfd = fd;
-  dc->max_bytes = max_bytes ? max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES;
+  dc->max_bytes = cfg && cfg->max_bytes ? cfg->max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES;
+  dc->auth = cfg ? cfg->auth : NULL;
+  dc->shared = shared;
   *out = dc;
   return IXJ_OK;
+}
+
+ixj_status ixj__disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out, ixj_error *err) {
+  disk_cache_config cfg = {max_bytes, NULL, false};
+  return ixj__disk_cache_open_with(dir, &cfg, out, err);
 }
 
 void ixj__disk_cache_set_log(disk_cache *dc, ixj_log_fn log, void *user) {
@@ -225,54 +343,51 @@ void ixj__disk_cache_close(disk_cache *dc) {
 }
 
 const char *ixj__disk_cache_dir(const disk_cache *dc) { return dc->dir; }
+const cache_auth *ixj__disk_cache_auth(const disk_cache *dc) { return dc->auth; }
+
+/* Reads one opened entry whole (and closes it): its bytes malloc'ed, or a problem. */
+static const char *read_file(int fd, const struct stat *st, unsigned char **out, size_t *len) {
+  const char *problem = NULL;
+  unsigned char *buf = NULL;
+  if ((uint64_t)st->st_size > HEADER_SIZE + MAX_KEY + MAX_ENTRY) problem = "truncated or oversized";
+  else if (!(buf = malloc(st->st_size ? (size_t)st->st_size : 1))) problem = "out of memory";
+  size_t got = 0, want = problem ? 0 : (size_t)st->st_size;
+  while (!problem && got < want) {
+    ssize_t r = read(fd, buf + got, want - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) problem = "read error";
+    else if (r == 0) problem = "truncated or oversized"; /* shrank since the fstat */
+    else got += (size_t)r;
+  }
+  close(fd);
+  if (problem) {
+    free(buf);
+    return problem;
+  }
+  *out = buf;
+  *len = got;
+  return NULL;
+}
 
 /* Reads and checks one opened entry (and closes it). On success *key_out and
  * *payload are malloc'ed. */
-static const char *read_entry(int fd, const struct stat *st, char **key_out, void **payload, size_t *plen) {
-  unsigned char h[HEADER_SIZE];
-  const char *problem = NULL;
-  char *key = NULL;
-  void *data = NULL;
-  FILE *f = fdopen(fd, "rb");
-  if (!f) {
-    close(fd);
-    return "cannot open";
-  }
-  if (fread(h, 1, HEADER_SIZE, f) != HEADER_SIZE) problem = "truncated header";
-  else if (memcmp(h, MAGIC, sizeof MAGIC)) problem = "not an ixjit cache entry";
-  else if (get_u32(h + 8) != DISK_FORMAT_VERSION) problem = "another format version";
-  if (!problem) {
-    uint32_t klen = get_u32(h + 12);
-    uint64_t len = get_u64(h + 16);
-    if (klen > MAX_KEY || len > (uint64_t)st->st_size || (uint64_t)st->st_size != HEADER_SIZE + klen + len) {
-      problem = "truncated or oversized";
-    } else if (!(key = malloc(klen + 1)) || !(data = malloc(len ? len : 1))) {
-      problem = "out of memory";
-    } else if (fread(key, 1, klen, f) != klen || fread(data, 1, len, f) != len) {
-      problem = "read error";
-    } else {
-      key[klen] = '\0';
-      if (strlen(key) != klen) problem = "bad key";
-      else if (checksum(key, klen, data, len) != get_u64(h + 24)) problem = "checksum mismatch";
-      *plen = len;
-    }
-  }
-  fclose(f);
-  if (problem) {
-    free(key);
-    free(data);
-    return problem;
-  }
-  *key_out = key;
-  *payload = data;
-  return NULL;
+static const char *read_entry(const cache_auth *auth, int fd, const struct stat *st, const char *expect_key,
+                              char **key_out, void **payload, size_t *plen) {
+  unsigned char *buf;
+  size_t len;
+  const char *problem = read_file(fd, st, &buf, &len);
+  if (problem) return problem;
+  problem = ixj__disk_entry_decode(auth, buf, len, expect_key, key_out, payload, plen);
+  free(buf);
+  return problem;
 }
 
 bool ixj__disk_cache_has(const disk_cache *dc, const char *key) {
   char name[48], reason[160];
   struct stat st;
   ixj__disk_cache_file_name(key, name);
-  return fstatat(dc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !untrusted(&st, false, reason, sizeof reason);
+  return fstatat(dc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+         !untrusted(&st, false, dc->shared, reason, sizeof reason);
 }
 
 static void warn(const disk_cache *dc, const char *name, const char *reason) {
@@ -285,22 +400,19 @@ static void warn(const disk_cache *dc, const char *name, const char *reason) {
 
 bool ixj__disk_cache_load(disk_cache *dc, const char *key, void **payload, size_t *size) {
   char name[48], reason[160];
-  char *echoed = NULL;
   struct stat st;
   ixj__disk_cache_file_name(key, name);
-  int fd = open_trusted_entry(dc->dirfd, name, &st, reason, sizeof reason);
+  int fd = open_trusted_entry(dc->dirfd, name, dc->shared, &st, reason, sizeof reason);
   if (fd < 0) {
     if (fd == ENTRY_REFUSED) warn(dc, name, reason); /* a miss; the store replaces it */
     return false;
   }
   struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
   futimens(fd, now); /* last use, for LRU */
-  const char *problem = read_entry(fd, &st, &echoed, payload, size);
-  if (!problem && strcmp(echoed, key)) problem = "key mismatch";
-  free(echoed);
+  const char *problem = read_entry(dc->auth, fd, &st, key, NULL, payload, size);
   if (problem) {
-    if (strcmp(problem, "out of memory")) unlinkat(dc->dirfd, name, 0); /* bad: remove; it will be rewritten */
-    if (!strcmp(problem, "key mismatch")) free(*payload);
+    if (is_damage(problem)) unlinkat(dc->dirfd, name, 0); /* bad: remove; it will be rewritten */
+    else if (strcmp(problem, "out of memory")) warn(dc, name, problem);
     return false;
   }
   return true;
@@ -358,8 +470,9 @@ static int list_files(int dirfd, bool temps, file_info **out, int *count) {
   return 0;
 }
 
-/* Removes the least recently used entries until the total fits. */
-static int evict(int dirfd, uint64_t max_bytes) {
+/* Removes the least recently used entries until the total fits, never
+ * `keep` (the entry just written: a limit below one entry still caches it). */
+static int evict(int dirfd, uint64_t max_bytes, const char *keep) {
   file_info *v;
   int n, removed = 0;
   if (list_files(dirfd, false, &v, &n) != 0) return 0;
@@ -367,6 +480,7 @@ static int evict(int dirfd, uint64_t max_bytes) {
   for (int k = 0; k < n; k++) total += v[k].size;
   qsort(v, (size_t)n, sizeof *v, by_mtime);
   for (int k = 0; k < n && total > max_bytes; k++) {
+    if (keep && !strcmp(v[k].name, keep)) continue;
     if (unlinkat(dirfd, v[k].name, 0) == 0) removed++;
     total -= v[k].size;
   }
@@ -378,23 +492,22 @@ ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *pa
   char name[48], temp[128];
   unsigned char h[HEADER_SIZE];
   size_t klen = strlen(key);
-  if (klen > MAX_KEY) return ixj__fail(err, IXJ_ERR_LIMIT, "cache key too long");
+  if (klen > MAX_KEY || size > MAX_ENTRY) return ixj__fail(err, IXJ_ERR_LIMIT, "cache entry too large");
   ixj__disk_cache_file_name(key, name);
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   snprintf(temp, sizeof temp, TEMP_PREFIX "%s.%ld.%ld", name, (long)getpid(), (long)ts.tv_nsec);
-  memcpy(h, MAGIC, sizeof MAGIC);
-  put_u32(h + 8, DISK_FORMAT_VERSION);
-  put_u32(h + 12, (uint32_t)klen);
-  put_u64(h + 16, size);
-  put_u64(h + 24, checksum(key, klen, payload, size));
-  int fd = openat(dc->dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  make_header(h, dc->auth, key, klen, payload, size);
+  /* a shared directory's entries are for the others too: readable, never
+   * writable (their HMAC, not their mode, is what makes them loadable) */
+  mode_t mode = dc->shared ? 0644 : 0600;
+  int fd = openat(dc->dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return ixj__fail(err, IXJ_ERR_IO, "cannot write to the cache %s: %s", dc->dir, strerror(errno));
   const struct {
     const void *p;
     size_t n;
   } parts[3] = {{h, HEADER_SIZE}, {key, klen}, {payload, size}};
-  bool ok = fchmod(fd, 0600) == 0; /* whatever the umask */
+  bool ok = fchmod(fd, mode) == 0; /* whatever the umask */
   int saved = errno;
   for (int k = 0; k < 3 && ok; k++) {
     const char *p = parts[k].p;
@@ -414,36 +527,69 @@ ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *pa
     unlinkat(dc->dirfd, temp, 0);
     return ixj__fail(err, IXJ_ERR_IO, "cannot write to the cache %s: %s", dc->dir, strerror(saved));
   }
-  evict(dc->dirfd, dc->max_bytes);
+  evict(dc->dirfd, dc->max_bytes, name);
   return IXJ_OK;
 }
 
 /* ---- directory maintenance (public) ---------------------------------------- */
 
-/* The directory for maintenance: a descriptor (with `reason` set when it is
- * not one a context would use), or -1 and an IXJ_ERR_IO error. */
-static int open_for_maintenance(const char *dir, char *reason, size_t size, ixj_error *err) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+/* What maintenance reads besides the directory: the key and the shared
+ * opt-in, from the environment as a context's defaults are. */
+typedef struct maint {
+  int fd;
+  cache_auth *auth;
+  bool shared;
+  char reason[160]; /* why a context would not use the directory ("": it would) */
+} maint;
+
+static void maint_close(maint *m) {
+  if (m->fd >= 0) close(m->fd);
+  ixj__cache_auth_close(m->auth);
+}
+
+bool ixj__cache_shared_from_env(void) {
+  const char *v = getenv("IXJIT_CACHE_SHARED");
+  return v && !strcmp(v, "1");
+}
+
+/* The directory for maintenance: IXJ_OK with m->reason set when it is not
+ * one a context would use, or an error (unreadable; a key file that cannot
+ * be used). */
+static ixj_status maint_open(const char *dir, maint *m, ixj_error *err) {
+  const char *key_file = getenv("IXJIT_CACHE_KEY_FILE");
   struct stat st;
-  reason[0] = '\0';
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
-    if (fd >= 0) close(fd);
-    return -1;
+  memset(m, 0, sizeof *m);
+  m->fd = -1;
+  m->shared = ixj__cache_shared_from_env();
+  if (key_file && *key_file) {
+    ixj_error kerr;
+    if (ixj__cache_auth_open(key_file, &m->auth, &kerr) != IXJ_OK)
+      return ixj__fail(err, kerr.status == IXJ_ERR_UNAVAILABLE ? IXJ_ERR_UNAVAILABLE : IXJ_ERR_IO, "IXJIT_CACHE_KEY_FILE: %s",
+                       kerr.message);
   }
-  untrusted(&st, true, reason, size);
-  return fd;
+  if (m->shared && !m->auth) {
+    maint_close(m);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "IXJIT_CACHE_SHARED=1 needs a key: set IXJIT_CACHE_KEY_FILE");
+  }
+  m->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (m->fd < 0 || fstat(m->fd, &st) != 0) {
+    ixj_status s = ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
+    maint_close(m);
+    return s;
+  }
+  untrusted(&st, true, m->shared, m->reason, sizeof m->reason);
+  return IXJ_OK;
 }
 
 /* Checks one listed entry fully; *key and *payload malloc'ed when valid. */
-static const char *check_entry(int dirfd, const char *name, char *reason, size_t size, char **key, void **payload) {
+static const char *check_entry(const maint *m, const char *name, char *reason, size_t size, char **key, void **payload) {
   struct stat st;
   size_t plen;
   char expect[48];
-  int fd = open_trusted_entry(dirfd, name, &st, reason, size);
+  int fd = open_trusted_entry(m->fd, name, m->shared, &st, reason, size);
   if (fd == ENTRY_MISSING) return "removed while listing";
   if (fd < 0) return reason;
-  const char *problem = read_entry(fd, &st, key, payload, &plen);
+  const char *problem = read_entry(m->auth, fd, &st, NULL, key, payload, &plen);
   if (!problem) {
     ixj__disk_cache_file_name(*key, expect);
     if (strcmp(expect, name)) problem = "stored under another key's name";
@@ -453,40 +599,40 @@ static const char *check_entry(int dirfd, const char *name, char *reason, size_t
 
 ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, dir && visit);
-  char dir_reason[160], why[200];
+  char why[200];
   file_info *v;
-  int n, fd = open_for_maintenance(dir, dir_reason, sizeof dir_reason, err);
-  if (fd < 0) return IXJ_ERR_IO;
-  if (list_files(fd, false, &v, &n) != 0) {
+  int n;
+  maint m;
+  ixj_status opened = maint_open(dir, &m, err);
+  if (opened != IXJ_OK) return opened;
+  if (list_files(m.fd, false, &v, &n) != 0) {
     ixj_status st = ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
-    close(fd);
+    maint_close(&m);
     return st;
   }
-  snprintf(why, sizeof why, "in a directory that is not trusted: %s", dir_reason);
+  snprintf(why, sizeof why, "in a directory that is not trusted: %s", m.reason);
   for (int k = 0; k < n; k++) {
     char *key = NULL, reason[160];
     void *payload = NULL;
-    const char *problem = dir_reason[0] ? why : check_entry(fd, v[k].name, reason, sizeof reason, &key, &payload);
+    const char *problem = m.reason[0] ? why : check_entry(&m, v[k].name, reason, sizeof reason, &key, &payload);
     ixj_cache_entry e = {v[k].name, v[k].size, v[k].mtime, problem == NULL, problem, problem ? NULL : key};
     visit(user, &e);
     free(key);
     free(payload);
   }
   free(v);
-  close(fd);
+  maint_close(&m);
   return IXJ_OK;
 }
 
 /* prune and clear remove files: only in a directory a context would use. */
-static int open_for_removal(const char *dir, ixj_error *err) {
-  char reason[160];
-  int fd = open_for_maintenance(dir, reason, sizeof reason, err);
-  if (fd >= 0 && reason[0]) {
-    ixj__fail(err, IXJ_ERR_IO, "cache directory %s is not trusted: %s", dir, reason);
-    close(fd);
-    return -1;
+static ixj_status maint_open_for_removal(const char *dir, maint *m, ixj_error *err) {
+  ixj_status st = maint_open(dir, m, err);
+  if (st == IXJ_OK && m->reason[0]) {
+    st = ixj__fail(err, IXJ_ERR_IO, "cache directory %s is not trusted: %s", dir, m->reason);
+    maint_close(m);
   }
-  return fd;
+  return st;
 }
 
 /* Temporary files older than a minute belong to a writer that died. */
@@ -505,24 +651,26 @@ static int remove_stale_temps(int dirfd, int64_t older_than) {
 ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *removed, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, dir);
   file_info *v;
-  int n, count = 0, fd = open_for_removal(dir, err);
-  if (fd < 0) return IXJ_ERR_IO;
-  if (list_files(fd, false, &v, &n) != 0) {
+  int n, count = 0;
+  maint m;
+  ixj_status opened = maint_open_for_removal(dir, &m, err);
+  if (opened != IXJ_OK) return opened;
+  if (list_files(m.fd, false, &v, &n) != 0) {
     ixj_status st = ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
-    close(fd);
+    maint_close(&m);
     return st;
   }
-  for (int k = 0; k < n; k++) { /* the invalid and the untrusted */
+  for (int k = 0; k < n; k++) { /* the invalid, the untrusted and the unauthenticated */
     char *key = NULL, reason[160];
     void *payload = NULL;
-    if (check_entry(fd, v[k].name, reason, sizeof reason, &key, &payload) && unlinkat(fd, v[k].name, 0) == 0) count++;
+    if (check_entry(&m, v[k].name, reason, sizeof reason, &key, &payload) && unlinkat(m.fd, v[k].name, 0) == 0) count++;
     free(key);
     free(payload);
   }
   free(v);
-  count += remove_stale_temps(fd, (int64_t)time(NULL) - 60);
-  count += evict(fd, max_bytes ? max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES);
-  close(fd);
+  count += remove_stale_temps(m.fd, (int64_t)time(NULL) - 60);
+  count += evict(m.fd, max_bytes ? max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES, NULL);
+  maint_close(&m);
   if (removed) *removed = count;
   return IXJ_OK;
 }
@@ -530,17 +678,19 @@ ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *removed, ix
 ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, dir);
   file_info *v;
-  int n, count = 0, fd = open_for_removal(dir, err);
-  if (fd < 0) return IXJ_ERR_IO;
-  if (list_files(fd, true, &v, &n) != 0) {
+  int n, count = 0;
+  maint m;
+  ixj_status opened = maint_open_for_removal(dir, &m, err);
+  if (opened != IXJ_OK) return opened;
+  if (list_files(m.fd, true, &v, &n) != 0) {
     ixj_status st = ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
-    close(fd);
+    maint_close(&m);
     return st;
   }
   for (int k = 0; k < n; k++)
-    if (unlinkat(fd, v[k].name, 0) == 0) count++;
+    if (unlinkat(m.fd, v[k].name, 0) == 0) count++;
   free(v);
-  close(fd);
+  maint_close(&m);
   if (removed) *removed = count;
   return IXJ_OK;
 }

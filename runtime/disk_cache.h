@@ -9,9 +9,19 @@
 #include "ixjit/cache.h"
 #include "ixjit/context.h"
 
-#define DISK_FORMAT_VERSION 1u
+/* 2: the header holds flags and an HMAC (cache_auth.h) */
+#define DISK_FORMAT_VERSION 2u
 
 typedef struct disk_cache disk_cache;
+typedef struct cache_auth cache_auth;
+
+/* How a context uses its directory. */
+typedef struct disk_cache_config {
+  uint64_t max_bytes;     /* 0: IXJ_CACHE_DEFAULT_MAX_BYTES */
+  const cache_auth *auth; /* borrowed, must outlive the cache; NULL: entries are not authenticated */
+  bool shared;            /* a directory another user owns or others may write: needs auth; entries
+                             then load by their HMAC whoever owns them, and are written 0644 */
+} disk_cache_config;
 
 /* The key of a compiled kernel: it covers every input of the compile (format
  * and generator versions, the backend and its target, the toolchain's
@@ -21,6 +31,14 @@ char *ixj__disk_cache_key(const char *backend, const char *toolchain, const char
  * cannot be used, or is not owned by the effective user, or is writable by
  * group or others. */
 ixj_status ixj__disk_cache_open(const char *dir, uint64_t max_bytes, disk_cache **out, ixj_error *err);
+/* The same with a key and the shared opt-in: with cfg->auth every entry
+ * written is authenticated and only authenticated entries load; cfg->shared
+ * without auth is IXJ_ERR_INVALID_ARGUMENT. */
+ixj_status ixj__disk_cache_open_with(const char *dir, const disk_cache_config *cfg, disk_cache **out, ixj_error *err);
+/* The key entries are authenticated with (NULL: none). */
+const cache_auth *ixj__disk_cache_auth(const disk_cache *dc);
+/* IXJIT_CACHE_SHARED=1 (anything else: not shared). */
+bool ixj__cache_shared_from_env(void);
 /* Where entries that are not trusted are reported (one warning each time one
  * is met); NULL: nowhere. */
 void ixj__disk_cache_set_log(disk_cache *dc, ixj_log_fn log, void *user);
@@ -41,5 +59,17 @@ ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *pa
 bool ixj__disk_cache_has(const disk_cache *dc, const char *key);
 /* The file name of a key: "<xxh3-128 hex>.ixk". */
 void ixj__disk_cache_file_name(const char *key, char name[48]);
+
+/* The entry format in memory, as the disk holds it (and the remote store,
+ * runtime/remote_cache.h): the whole entry of key and payload, authenticated
+ * when auth is set; *out malloc'ed. IXJ_ERR_LIMIT for an oversized one. */
+ixj_status ixj__disk_entry_encode(const cache_auth *auth, const char *key, const void *payload, size_t size, void **out,
+                                  size_t *out_size, ixj_error *err);
+/* Checks an entry of len bytes: NULL when it is whole, its key is
+ * expect_key (NULL: any key) and, with auth, its HMAC verifies; then
+ * *key_out and *payload (each optional) are malloc'ed. Else the problem, a
+ * static string. */
+const char *ixj__disk_entry_decode(const cache_auth *auth, const void *entry, size_t len, const char *expect_key,
+                                   char **key_out, void **payload, size_t *plen);
 
 #endif

@@ -4,8 +4,11 @@
 #   libcmocka-dev      unit tests         python3-numpy               the differential tests' oracle
 #   llvm-19-dev        the CPU JIT        libxxhash-dev, libdlpack-dev  signature hashing, tensor interop
 #   libcjson-dev       ixjit bench's JSON libdnnl-dev     ixjit bench's oneDNN peer (optional: built only when found)
+#   libsodium-dev      authenticated cache entries (optional: without it a cache key is unavailable)
+#   libhiredis-dev     the remote cache tier (optional: without it the remote tier is unavailable)
+#   redis-server       the remote tier's tests (skipped without it)
 set -eu
-packages="cmake gcc make clang libclang-rt-14-dev libcmocka-dev python3 python3-numpy llvm-19-dev libxxhash-dev libdlpack-dev libcjson-dev libdnnl-dev"
+packages="cmake gcc make clang libclang-rt-14-dev libcmocka-dev python3 python3-numpy llvm-19-dev libxxhash-dev libdlpack-dev libcjson-dev libdnnl-dev libsodium-dev libhiredis-dev redis-server"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -34,6 +34,11 @@ typedef struct ixj_context_options {
   const char *cache_dir;      /* NULL: IXJIT_CACHE_DIR, else $XDG_CACHE_HOME/ixjit, else ~/.cache/ixjit */
   uint64_t cache_max_bytes;   /* 0: IXJIT_CACHE_MAX_BYTES, else 1 GiB; least recently used entries go */
   const char *record_path;    /* NULL: IXJIT_RECORD; one line per compiled signature (ixjit warm reads it) */
+  /* Authenticated entries (docs/cache.md, "Trust"). */
+  const char *cache_key_file; /* NULL: IXJIT_CACHE_KEY_FILE; a secret (>= 32 bytes, the user's, mode 0600):
+                                 entries then carry an HMAC and only authenticated ones load */
+  int cache_shared;           /* 0: IXJIT_CACHE_SHARED=1; 1: a directory others own or may write is
+                                 allowed (it needs the key); -1: never */
 } ixj_context_options;
 
 typedef struct ixj_cache_stats {

@@ -70,5 +70,46 @@ expect "verify says why" "not trusted: writable by group or others" "$out"
 out=$($t "$ixjit" cache prune --cache "$w" 2>&1); rc=$?
 [ $rc = 1 ] && ok || bad "prune of a world-writable directory: exit $rc"
 
+# authenticated entries: with IXJIT_CACHE_KEY_FILE an entry written without
+# the key (or with another) is compiled over, never loaded; verify says why
+k="$tmp/key" && head -c 32 /dev/urandom > "$k" && chmod 600 "$k"
+k2="$tmp/key2" && head -c 40 /dev/urandom > "$k2" && chmod 600 "$k2"
+a="$tmp/auth"
+run_copy "$a" > /dev/null
+out=$(IXJIT_CACHE_KEY_FILE="$k" run_copy "$a")
+case "$out" in
+*"without libsodium"*) echo "skipped: authenticated entries (built without libsodium)" ;;
+*)
+  expect "keyed: an unauthenticated entry is compiled over" "cache: miss (compiled" "$out"
+  expect "keyed: one warning" "not authenticated (no HMAC)" "$out"
+  expect "keyed: correct" "check: ok" "$out"
+  out=$(IXJIT_CACHE_KEY_FILE="$k" run_copy "$a")
+  expect "keyed: the authenticated entry loads" "cache: hit (disk" "$out"
+  out=$(IXJIT_CACHE_KEY_FILE="$k2" $t "$ixjit" cache verify --cache "$a"); rc=$?
+  [ $rc = 1 ] && ok || bad "verify with another key: exit $rc: $out"
+  expect "verify names the failed HMAC" "authentication failed" "$out"
+  out=$(IXJIT_CACHE_KEY_FILE="$k2" run_copy "$a")
+  expect "another key: compiled, not loaded" "cache: miss (compiled" "$out"
+  out=$(IXJIT_CACHE_KEY_FILE="$k2" $t "$ixjit" cache verify --cache "$a"); rc=$?
+  [ $rc = 0 ] && ok || bad "verify after the rewrite: exit $rc: $out"
+  chmod 644 "$k"
+  out=$(IXJIT_CACHE_KEY_FILE="$k" run_copy "$a")
+  expect "a key others can read: the disk cache is off" "the disk cache is off" "$out"
+  expect "a key others can read: still correct" "check: ok" "$out"
+  out=$(IXJIT_CACHE_KEY_FILE="$k" $t "$ixjit" cache verify --cache "$a" 2>&1); rc=$?
+  [ $rc = 1 ] && ok || bad "verify with a key others can read: exit $rc"
+  chmod 600 "$k"
+  # a shared (world-writable, sticky) directory: only with the opt-in and a key
+  sh="$tmp/team" && mkdir "$sh" && chmod 1777 "$sh"
+  out=$(IXJIT_CACHE_SHARED=1 run_copy "$sh")
+  expect "shared without a key: refused" "needs authenticated entries" "$out"
+  out=$(IXJIT_CACHE_SHARED=1 IXJIT_CACHE_KEY_FILE="$k" run_copy "$sh")
+  expect "shared with a key: compiled" "cache: miss (compiled" "$out"
+  out=$(IXJIT_CACHE_SHARED=1 IXJIT_CACHE_KEY_FILE="$k" run_copy "$sh")
+  expect "shared with a key: loads" "cache: hit (disk" "$out"
+  IXJIT_CACHE_SHARED=1 IXJIT_CACHE_KEY_FILE="$k" $t "$ixjit" cache verify --cache "$sh" > /dev/null && ok || bad "verify shared"
+  ;;
+esac
+
 echo "test_trust: $pass passed, $fail failed"
 [ $fail = 0 ]

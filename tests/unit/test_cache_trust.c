@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache_auth.h"
 #include "disk_cache.h"
 #include "test_util.h"
 
@@ -277,6 +278,219 @@ static void test_planted_entry_is_not_run(void **state) {
   ixj_ixfun_free(g);
 }
 
+/* ---- authenticated entries (IXJIT_CACHE_KEY_FILE) ------------------------- */
+
+/* A key file of n bytes of `fill` with the mode given, at base/NAME. */
+static void write_key(const char *name, char fill, size_t n, mode_t mode, char *path, size_t size) {
+  char buf[64];
+  snprintf(path, size, "%s/%s", base, name);
+  unlink(path);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  assert_true(fd >= 0);
+  memset(buf, fill, sizeof buf);
+  assert_int_equal(write(fd, buf, n), (ssize_t)n);
+  close(fd);
+  assert_int_equal(chmod(path, mode), 0);
+}
+
+static cache_auth *key_of(char fill) {
+  char path[400];
+  cache_auth *a = NULL;
+  ixj_error err;
+  write_key(fill == 'a' ? "key-a" : "key-b", fill, 32, 0600, path, sizeof path);
+  if (ixj__cache_auth_open(path, &a, &err) != IXJ_OK) fail_msg("%s", err.message);
+  return a;
+}
+
+static void test_key_file_rules(void **state) {
+  (void)state;
+  if (!ixj__cache_auth_available()) skip();
+  char path[400], link[450];
+  cache_auth *a = NULL;
+  ixj_error err;
+  write_key("key", 'k', 32, 0644, path, sizeof path); /* others can read it: they could forge */
+  assert_int_equal(ixj__cache_auth_open(path, &a, &err), IXJ_ERR_IO);
+  assert_non_null(strstr(err.message, "read or written by group or others"));
+  write_key("key", 'k', 31, 0600, path, sizeof path);
+  assert_int_equal(ixj__cache_auth_open(path, &a, &err), IXJ_ERR_LIMIT);
+  assert_non_null(strstr(err.message, "31 bytes"));
+  write_key("key", 'k', 32, 0600, path, sizeof path);
+  snprintf(link, sizeof link, "%s/key-link", base);
+  unlink(link);
+  assert_int_equal(symlink(path, link), 0);
+  assert_int_equal(ixj__cache_auth_open(link, &a, &err), IXJ_ERR_IO);
+  assert_non_null(strstr(err.message, "symbolic link"));
+  assert_int_equal(ixj__cache_auth_open(base, &a, &err), IXJ_ERR_IO); /* a directory */
+  if (geteuid() == 0) {
+    assert_int_equal(chown(path, OTHER_UID, OTHER_UID), 0);
+    assert_int_equal(ixj__cache_auth_open(path, &a, &err), IXJ_ERR_IO);
+    assert_non_null(strstr(err.message, "owned by uid 12345"));
+    assert_int_equal(chown(path, 0, 0), 0);
+  }
+  assert_int_equal(ixj__cache_auth_open(path, &a, &err), IXJ_OK);
+  assert_non_null(a);
+  ixj__cache_auth_close(a);
+}
+
+static disk_cache *keyed_cache(const cache_auth *a, bool shared) {
+  disk_cache *dc = NULL;
+  ixj_error err;
+  disk_cache_config cfg = {0, a, shared};
+  if (ixj__disk_cache_open_with(dir, &cfg, &dc, &err) != IXJ_OK) fail_msg("%s", err.message);
+  ixj__disk_cache_set_log(dc, count_warnings, NULL);
+  warnings = 0;
+  return dc;
+}
+
+/* Writes the entry of KEY made by `writer` (NULL: unauthenticated) into place. */
+static void plant(const cache_auth *writer, const char *payload) {
+  void *bytes;
+  size_t n;
+  char path[512];
+  assert_int_equal(ixj__disk_entry_encode(writer, KEY, payload, strlen(payload), &bytes, &n, NULL), IXJ_OK);
+  entry_path(KEY, path, sizeof path);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(bytes, 1, n, f), n);
+  fclose(f);
+  chmod(path, 0600);
+  free(bytes);
+}
+
+static void test_keyed_entries(void **state) {
+  (void)state;
+  if (!ixj__cache_auth_available()) skip();
+  cache_auth *a = key_of('a'), *b = key_of('b');
+  remove_tree(dir);
+  disk_cache *dc = keyed_cache(a, false);
+  void *p = NULL;
+  size_t n = 0;
+  /* round trip */
+  assert_int_equal(ixj__disk_cache_store(dc, KEY, "payload", 7, NULL), IXJ_OK);
+  assert_true(ixj__disk_cache_load(dc, KEY, &p, &n));
+  assert_int_equal(n, 7);
+  free(p);
+  /* an unauthenticated entry (checksum right, no HMAC), one made with
+   * another key, and one whose HMAC is all wrong: each a miss with a warning,
+   * left for the store to replace */
+  const struct {
+    const cache_auth *writer;
+    const char *why;
+  } cases[2] = {{NULL, "not authenticated"}, {b, "authentication failed"}};
+  for (int k = 0; k < 2; k++) {
+    plant(cases[k].writer, "forged!");
+    warnings = 0;
+    assert_false(ixj__disk_cache_load(dc, KEY, &p, &n));
+    assert_int_equal(warnings, 1);
+    if (!strstr(last_warning, cases[k].why)) fail_msg("warning '%s' lacks '%s'", last_warning, cases[k].why);
+    /* scan reports it with the key in the environment, and prune removes it */
+    char key_path[400];
+    snprintf(key_path, sizeof key_path, "%s/key-a", base);
+    setenv("IXJIT_CACHE_KEY_FILE", key_path, 1);
+    scan_result r = {0, 0, ""};
+    assert_int_equal(ixj_cache_scan(dir, visit, &r, NULL), IXJ_OK);
+    assert_int_equal(r.bad, 1);
+    if (!strstr(r.problem, cases[k].why)) fail_msg("scan's problem '%s' lacks '%s'", r.problem, cases[k].why);
+    int removed = 0;
+    assert_int_equal(ixj_cache_prune(dir, 0, &removed, NULL), IXJ_OK);
+    assert_int_equal(removed, 1);
+    unsetenv("IXJIT_CACHE_KEY_FILE");
+    r = (scan_result){0, 0, ""};
+    assert_int_equal(ixj__disk_cache_store(dc, KEY, "payload", 7, NULL), IXJ_OK);
+    assert_true(ixj__disk_cache_load(dc, KEY, &p, &n));
+    free(p);
+  }
+  /* a MAC byte flipped with the checksum recomputed is what a forger can do:
+   * it is refused (the header's MAC is at offset 40) */
+  {
+    void *bytes;
+    assert_int_equal(ixj__disk_entry_encode(a, KEY, "payload", 7, &bytes, &n, NULL), IXJ_OK);
+    assert_null(ixj__disk_entry_decode(a, bytes, n, KEY, NULL, NULL, NULL));
+    ((unsigned char *)bytes)[40] ^= 1;
+    const char *why = ixj__disk_entry_decode(a, bytes, n, KEY, NULL, NULL, NULL);
+    assert_non_null(why); /* the checksum catches it first; a forger recomputes it: */
+    ((unsigned char *)bytes)[40] ^= 1;
+    assert_null(ixj__disk_entry_decode(NULL, bytes, n, KEY, NULL, NULL, NULL)); /* no key: the checksum only */
+    assert_non_null(strstr(ixj__disk_entry_decode(b, bytes, n, KEY, NULL, NULL, NULL), "authentication failed"));
+    assert_non_null(strstr(ixj__disk_entry_decode(a, bytes, n - 1, KEY, NULL, NULL, NULL), "truncated"));
+    free(bytes);
+  }
+  ixj__disk_cache_close(dc);
+  /* without a key, an authenticated entry loads by its checksum and owner */
+  assert_int_equal(ixj__disk_cache_open(dir, 0, &dc, NULL), IXJ_OK);
+  assert_true(ixj__disk_cache_load(dc, KEY, &p, &n));
+  free(p);
+  ixj__disk_cache_close(dc);
+  ixj__cache_auth_close(a);
+  ixj__cache_auth_close(b);
+  remove_tree(dir);
+}
+
+/* A shared directory: refused without the key, allowed with it (and the
+ * opt-in); another user's entry then loads by its HMAC, and a forged one
+ * does not. */
+static void test_shared_directory(void **state) {
+  (void)state;
+  if (!ixj__cache_auth_available()) skip();
+  cache_auth *a = key_of('a'), *b = key_of('b');
+  disk_cache *dc = cache_with_entry();
+  ixj__disk_cache_close(dc);
+  assert_int_equal(chmod(dir, 01777), 0);
+  ixj_error err;
+  disk_cache_config no_key = {0, NULL, true};
+  assert_int_equal(ixj__disk_cache_open_with(dir, &no_key, &dc, &err), IXJ_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(err.message, "needs authenticated entries"));
+  disk_cache_config not_shared = {0, a, false};
+  assert_int_equal(ixj__disk_cache_open_with(dir, &not_shared, &dc, &err), IXJ_ERR_IO);
+  dc = keyed_cache(a, true);
+  void *p;
+  size_t n;
+  assert_false(ixj__disk_cache_load(dc, KEY, &p, &n)); /* written without the key */
+  assert_int_equal(ixj__disk_cache_store(dc, KEY, "payload", 7, NULL), IXJ_OK);
+  char path[512];
+  entry_path(KEY, path, sizeof path);
+  assert_int_equal(mode_of(path), 0644); /* the others read it */
+  if (geteuid() == 0) assert_int_equal(chown(path, OTHER_UID, OTHER_UID), 0);
+  assert_true(ixj__disk_cache_load(dc, KEY, &p, &n));
+  assert_int_equal(n, 7);
+  free(p);
+  if (geteuid() == 0) assert_int_equal(chown(path, 0, 0), 0);
+  plant(b, "forged!");
+  assert_false(ixj__disk_cache_load(dc, KEY, &p, &n));
+  ixj__disk_cache_close(dc);
+  ixj__cache_auth_close(a);
+  ixj__cache_auth_close(b);
+  assert_int_equal(chmod(dir, 0700), 0);
+  remove_tree(dir);
+}
+
+/* Through a context: a key file that cannot be used turns the disk cache off
+ * (one warning), never a load of unauthenticated entries. */
+static void test_context_key_option(void **state) {
+  (void)state;
+  char path[400];
+  write_key("key-open", 'o', 32, 0604, path, sizeof path);
+  remove_tree(dir);
+  ixj_error err;
+  ixj_context *ctx;
+  warnings = 0;
+  ixj_context_options o = {.num_threads = 1, .disk_cache = 1, .cache_dir = dir, .log = count_warnings,
+                           .cache_key_file = path};
+  assert_int_equal(ixj_context_create(&o, &ctx, &err), IXJ_OK);
+  assert_null(ixj_context_cache_dir(ctx));
+  assert_int_equal(warnings, 1);
+  assert_non_null(strstr(last_warning, ixj__cache_auth_available() ? "group or others" : "without libsodium"));
+  ixj_context_destroy(ctx);
+  if (!ixj__cache_auth_available()) return;
+  assert_int_equal(chmod(path, 0600), 0);
+  warnings = 0;
+  assert_int_equal(ixj_context_create(&o, &ctx, &err), IXJ_OK);
+  assert_non_null(ixj_context_cache_dir(ctx));
+  assert_int_equal(warnings, 0);
+  ixj_context_destroy(ctx);
+  remove_tree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_modes_whatever_the_umask),
@@ -287,6 +501,10 @@ int main(void) {
       cmocka_unit_test(test_fifo_entry),
       cmocka_unit_test(test_symlink_entry),
       cmocka_unit_test(test_planted_entry_is_not_run),
+      cmocka_unit_test(test_key_file_rules),
+      cmocka_unit_test(test_keyed_entries),
+      cmocka_unit_test(test_shared_directory),
+      cmocka_unit_test(test_context_key_option),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
