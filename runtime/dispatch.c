@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <xxhash.h>
 
@@ -175,8 +176,16 @@ static ixj_status warm(kernel_job *j, dispatch_result *out, ixj_error *err) {
   }
   if (st == IXJ_OK) st = job_signature(j, err);
   if (st == IXJ_OK) st = job_key(j, err);
-  if (st == IXJ_OK && !ixj__disk_cache_has(ctx->disk, j->key))
-    st = ixj__fail(err, IXJ_ERR_IO, "compiled, but the cache directory %s cannot be written", ixj__disk_cache_dir(ctx->disk));
+  if (st == IXJ_OK && !ixj__disk_cache_has(ctx->disk, j->key)) {
+    const char *dir = ixj__disk_cache_dir(ctx->disk);
+    /* a directory that can be written lost the entry to eviction: the size
+     * limit is below this one entry */
+    st = access(dir, W_OK) == 0
+             ? ixj__fail(err, IXJ_ERR_LIMIT, "compiled and written, but evicted at once: the cache size limit "
+                                             "(IXJIT_CACHE_MAX_BYTES) is smaller than this kernel's entry")
+             : ixj__fail(err, IXJ_ERR_IO, "compiled, but the cache directory %s cannot be written", dir);
+  }
+
   if (st == IXJ_OK) out->outcome = present ? IXJ_WARM_PRESENT : IXJ_WARM_COMPILED;
   return st;
 }

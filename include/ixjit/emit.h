@@ -57,10 +57,27 @@ typedef enum ixj_warm_outcome {
  * so it is part of the signature). *outcome is set on success.
  *   IXJ_ERR_INVALID_ARGUMENT  the context's disk cache is off;
  *   IXJ_ERR_IO                the kernel cannot be written to the cache directory;
+ *   IXJ_ERR_LIMIT             it was written, but its entry is larger than the cache's size limit
+ *                             (cache_max_bytes, IXJIT_CACHE_MAX_BYTES), so eviction removed it;
  *   IXJ_ERR_BACKEND           LLVM could not compile the kernel. */
 IXJ_API ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
                     const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
                     ixj_warm_outcome *outcome, ixj_error *err);
+/* As ixj_warm, for another x86-64 CPU (what `ixjit warm --target
+ * cpu:NAME[+FEATURES]` does, so one machine fills a cache for a fleet of
+ * another kind): cpu is "NAME" (an LLVM CPU name: znver3, skylake-avx512,
+ * x86-64-v3, ...; LLVM's own features for it) or "NAME+F,F,..." (the whole
+ * list of enabled features, each a name or +name, -name; every one left out
+ * is off but the x86-64 baseline: 64bit, cmov, cx8, fxsr, mmx, sse, sse2). The kernel is compiled for that CPU and written to disk, never
+ * loaded here; a context loads it only on a host whose CPU name and enabled
+ * features are exactly these (ixj_version_get's host_cpu names a host that
+ * way). NAME alone names no host: such entries are never loaded. A cpu that
+ * is this host is the same as ixj_warm. Besides ixj_warm's errors:
+ *   IXJ_ERR_INVALID_ARGUMENT  an unknown CPU name or feature, a host that is not x86-64;
+ *   IXJ_ERR_LIMIT             more than 32 other CPUs in one context. */
+IXJ_API ixj_status ixj_warm_cpu(ixj_context *ctx, const char *cpu, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+                                const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
+                                ixj_warm_outcome *outcome, ixj_error *err);
 
 /* ---- CUDA (NVRTC; no GPU needed) ---------------------------------------- */
 

@@ -16,7 +16,6 @@
 #include "ixjit/record.h"
 #include "ixjit/reference.h"
 #include "ixjit/status.h"
-
-#define IXJIT_VERSION_STRING "0.1.0"
+#include "ixjit/version.h" /* generated from CMakeLists.txt's project() */
 
 #endif
