@@ -2,6 +2,7 @@
 #ifndef IXJIT_RUNTIME_CACHE_H
 #define IXJIT_RUNTIME_CACHE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -16,6 +17,25 @@ typedef union kernel_ref {
   void *handle;    /* e.g. a CUDA kernel */
   void (*fn)(void); /* e.g. a JIT-compiled function, cast back to its own type */
 } kernel_ref;
+
+/* A key's kernel as readers see it: its state, read with an acquire load,
+ * says whether kernel holds it. An entry's slot lives as long as the cache;
+ * its kernel, once READY, never changes. Callers keep slot pointers (the
+ * fast path's table, prepared kernels) and read them without a lock, so a
+ * kernel compiled in the background (tiered execution) reaches them with one
+ * release store, the swap from the generic kernel. */
+enum { KERNEL_PENDING, KERNEL_READY, KERNEL_FAILED };
+typedef struct kernel_slot {
+  atomic_int state;  /* KERNEL_*: PENDING while compiling, FAILED until a retry */
+  kernel_ref kernel; /* READY: written before the state */
+} kernel_slot;
+
+/* The slot's kernel into *k when it is ready; false otherwise. */
+static inline bool ixj__slot_kernel(const kernel_slot *s, kernel_ref *k) {
+  if (atomic_load_explicit(&s->state, memory_order_acquire) != KERNEL_READY) return false;
+  *k = s->kernel;
+  return true;
+}
 
 /* Loads or compiles the kernel of a key (called at most once per key);
  * *loaded tells a disk hit from a compile. */
@@ -32,6 +52,30 @@ void ixj__cache_destroy(kernel_cache *c);
  * interval), then compiled again by the first caller after it. */
 ixj_status ixj__cache_get(kernel_cache *c, const void *key, size_t key_len, cache_compile_fn compile, void *arg,
                           kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, ixj_error *err);
+/* The same, with the key's slot (NULL only on out of memory). */
+ixj_status ixj__cache_get_slot(kernel_cache *c, const void *key, size_t key_len, cache_compile_fn compile, void *arg,
+                               kernel_ref *kernel, bool *hit, bool *loaded, double *compile_ms, kernel_slot **slot,
+                               ixj_error *err);
+
+/* The lookup of tiered execution, which never waits. READY: the kernel is in
+ * the slot (a hit: lock-free, as for ixj__cache_get). MAKE: this caller must
+ * make the kernel (the key was new, or its compile failed more than the retry
+ * interval ago; *fresh says new) and report it with ixj__cache_finish, from
+ * any thread; until then the slot is PENDING. PENDING: another caller makes
+ * it, or it failed within the retry interval: run without it. *slot is the
+ * key's slot in every case; errors are out of memory only. */
+typedef enum cache_begin { CACHE_READY, CACHE_MAKE, CACHE_PENDING } cache_begin;
+ixj_status ixj__cache_begin(kernel_cache *c, const void *key, size_t key_len, kernel_slot **slot, cache_begin *what,
+                            bool *fresh, ixj_error *err);
+/* The outcome of a MAKE: st IXJ_OK with *kernel (loaded: from the disk tier,
+ * not compiled), else the error, which callers of the next retry interval
+ * see; absent: no compile was tried (cache-only found no kernel on disk), so
+ * it is not counted as a failure. Wakes ixj__cache_get's waiters. */
+void ixj__cache_finish(kernel_cache *c, kernel_slot *slot, ixj_status st, const kernel_ref *kernel, bool loaded,
+                       bool absent, double ms, const ixj_error *err);
+/* Counts a call that ran the generic kernel (runtime/generic.h) because its
+ * kernel was not ready. */
+void ixj__cache_count_generic(kernel_cache *c);
 /* The retry interval of failed compiles in ms (default 1000; 0: every later
  * lookup retries). For tests. */
 void ixj__cache_set_retry_ms(kernel_cache *c, double ms);

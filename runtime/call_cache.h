@@ -40,7 +40,7 @@ typedef struct cpu_launch_desc {
 } cpu_launch_desc;
 
 typedef struct call_value {
-  kernel_ref kernel; /* NULL for MEMCPY */
+  kernel_slot *slot; /* the kernel's, read lock-free (cache.h); NULL for MEMCPY */
   cpu_launch_desc launch;
   int64_t lo[2], hi[2]; /* operand o reaches offsets [offset + lo, offset + hi] (copy: dst, src; fill: dst) */
 } call_value;

@@ -48,6 +48,19 @@ static uint64_t env_size(const ixj_context *c, const char *name) {
   return 0;
 }
 
+/* The tiering mode: the option, else IXJIT_COMPILE, else sync; a bad value
+ * is one warning and the default, as for the other variables. */
+static ixj_compile_mode compile_mode(const ixj_context *c) {
+  static const char *const names[] = {"sync", "async", "cache-only"};
+  if (c->opts.compile_mode != IXJ_COMPILE_DEFAULT) return (ixj_compile_mode)c->opts.compile_mode;
+  const char *env = getenv("IXJIT_COMPILE");
+  if (!env || !*env) return IXJ_COMPILE_SYNC;
+  for (int k = 0; k < 3; k++)
+    if (!strcmp(env, names[k])) return (ixj_compile_mode)(IXJ_COMPILE_SYNC + k);
+  ixj__ctx_log(c, IXJ_LOG_WARNING, "IXJIT_COMPILE: '%.64s' is not sync, async or cache-only: sync", env);
+  return IXJ_COMPILE_SYNC;
+}
+
 /* The disk tier: on unless turned off; a directory that cannot be used turns
  * it off with one warning, never an error. */
 static void open_disk_cache(ixj_context *c) {
@@ -94,6 +107,8 @@ ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out
   *out = NULL;
   if (opts && (opts->num_threads < 0 || opts->num_threads > 1024))
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "num_threads %d is outside 0..1024", opts->num_threads);
+  if (opts && (opts->compile_mode < IXJ_COMPILE_DEFAULT || opts->compile_mode > IXJ_COMPILE_CACHE_ONLY))
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "compile_mode %d is not an ixj_compile_mode", opts->compile_mode);
   ixj_context *c = calloc(1, sizeof *c);
   if (!c) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   c->record_fd = -1;
@@ -101,11 +116,13 @@ ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out
   c->threads = c->opts.num_threads ? c->opts.num_threads : default_threads(c);
   c->last_level_cache = c->opts.last_level_cache ? c->opts.last_level_cache : detect_last_level_cache();
   atomic_init(&c->disk_warned, false);
+  c->compile = compile_mode(c);
   open_disk_cache(c);
   open_record(c);
   ixj_status st;
   if ((st = ixj__pool_create(c->threads, &c->pool, err)) != IXJ_OK || (st = ixj__cache_create(&c->cache, err)) != IXJ_OK ||
       (st = ixj__call_cache_create(&c->calls, err)) != IXJ_OK ||
+      (st = ixj__compiler_create(&c->compiler, err)) != IXJ_OK ||
       (st = ixj__jit_llvm_create(&c->jit, err)) != IXJ_OK) {
     ixj_context_destroy(c);
     return st;
@@ -116,6 +133,12 @@ ixj_status ixj_context_create(const ixj_context_options *opts, ixj_context **out
 
 void ixj_context_destroy(ixj_context *c) {
   if (!c) return;
+  ixj__compiler_destroy(c->compiler); /* first: a running compile uses the JIT, the caches and the disk */
+  if (c->disk && c->cache) { /* this process's memory hits, for `ixjit cache stats` */
+    ixj_cache_stats stats;
+    ixj__cache_stats(c->cache, &stats);
+    ixj__disk_cache_count(c->disk, DISK_STAT_MEMORY_HITS, stats.hits);
+  }
   ixj__pool_destroy(c->pool);
   ixj__cache_destroy(c->cache);
   ixj__call_cache_destroy(c->calls);
@@ -126,7 +149,14 @@ void ixj_context_destroy(ixj_context *c) {
   free(c);
 }
 
-void ixj_context_cache_stats(ixj_context *c, ixj_cache_stats *out) { ixj__cache_stats(c->cache, out); }
+void ixj_context_cache_stats(ixj_context *c, ixj_cache_stats *out) {
+  ixj__cache_stats(c->cache, out);
+  out->compiles_queued = ixj__compiler_pending(c->compiler);
+}
+
+void ixj_wait_compiles(ixj_context *c) {
+  if (c) ixj__compiler_wait(c->compiler);
+}
 int ixj_context_num_threads(const ixj_context *c) { return c->threads; }
 const char *ixj_context_target(const ixj_context *c) { return ixj__jit_llvm_target(c->jit); }
 const char *ixj_context_cache_dir(const ixj_context *c) { return c->disk ? ixj__disk_cache_dir(c->disk) : NULL; }

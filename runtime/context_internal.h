@@ -9,6 +9,7 @@
 #include "cache.h"
 #include "cache_auth.h"
 #include "call_cache.h"
+#include "compiler_thread.h"
 #include "disk_cache.h"
 #include "ixjit/context.h"
 #include "jit_llvm.h"
@@ -26,6 +27,8 @@ struct ixj_context {
   cache_auth *auth;          /* the cache key (cache_auth.h); NULL: none */
   atomic_bool disk_warned;   /* one warning for a cache we cannot write */
   int record_fd;             /* -1: not recording */
+  ixj_compile_mode compile;  /* never DEFAULT: resolved at creation */
+  compiler_thread *compiler; /* the background compiles (async) */
 };
 
 /* Logs `message` as a warning once per context. */

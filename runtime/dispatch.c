@@ -12,8 +12,10 @@
 #include <xxhash.h>
 
 #include "call_cache.h"
+#include "clock.h"
 #include "context_internal.h"
 #include "error.h"
+#include "generic.h"
 #include "plan.h"
 #include "ixfun_internal.h"
 #include "plan_key.h"
@@ -67,7 +69,6 @@ static ixj_status make_plan(ixj_context *ctx, const dispatch_request *req, const
  * made on the first need, on a miss. */
 typedef struct kernel_job {
   ixj_context *ctx;
-  const dispatch_request *req;
   const ixj__target *target;
   const ixj_plan *plan;
   const uint8_t *plan_key; /* the memory cache's key */
@@ -75,7 +76,8 @@ typedef struct kernel_job {
   char *signature;         /* malloc'ed, made on first need */
   char name[48];           /* the kernel's symbol, with the signature */
   char *key; /* the disk-cache key, made on first need; NULL while the disk cache is off */
-  kernel_ref kernel; /* RUN: the kernel found or made */
+  const op_call *call; /* what the record file gets (index functions only) */
+  bool record;         /* a compiled kernel is recorded (IXJIT_RECORD, a RUN or PREPARE) */
 } kernel_job;
 
 static ixj_status job_signature(kernel_job *j, ixj_error *err) {
@@ -126,7 +128,7 @@ static ixj_status job_image(kernel_job *j, bool skip_disk, void **image, size_t 
 /* One line in the record file for a kernel the disk cache lacked: what an
  * offline job should warm. A failed write is a warning. */
 static void job_record(const kernel_job *j) {
-  const op_call *c = &j->req->call;
+  const op_call *c = j->call;
   const ixj_ixfun *srcs[IXJ_MAX_CAT_INPUTS];
   int n = c->op == IXJ_OP_FILL ? 0 : c->num_srcs;
   for (int k = 0; k < n; k++) srcs[k] = c->srcs[k].ixfun;
@@ -153,8 +155,159 @@ static ixj_status job_kernel(void *arg, kernel_ref *kernel, bool *loaded, ixj_er
   }
   free(image);
   *loaded = st == IXJ_OK && from_disk;
-  if (st == IXJ_OK && !from_disk && j->req->mode == DISPATCH_RUN && j->ctx->record_fd >= 0) job_record(j);
+  if (st == IXJ_OK && !from_disk && j->record) job_record(j);
   return st;
+}
+
+/* cache-only's miss: the disk tier alone, then the load; never a compile.
+ * IXJ_ERR_UNAVAILABLE when the disk lacks the kernel (or its image does not
+ * load: a later `ixjit warm` replaces it). */
+static ixj_status job_from_disk(kernel_job *j, kernel_ref *kernel, ixj_error *err) {
+  void *image = NULL;
+  size_t size = 0;
+  ixj_status st = job_signature(j, err);
+  if (st == IXJ_OK) st = job_key(j, err);
+  if (st != IXJ_OK) return st;
+  if (!j->key || !ixj__disk_cache_load(j->ctx->disk, j->key, &image, &size))
+    return ixj__fail(err, IXJ_ERR_UNAVAILABLE, "%s is not in the disk cache (IXJIT_COMPILE=cache-only)", j->name);
+  st = j->target->backend->load(j->ctx, image, size, j->name, kernel, err);
+  free(image);
+  return st;
+}
+
+/* ---- tiered execution: the background compile ------------------------------ */
+
+/* A kernel_job that outlives its call, for the compiler thread: it owns a
+ * copy of the plan, of the chain tails the plan borrowed from the call's
+ * index functions, of the key and, when recording, clones of the index
+ * functions. */
+typedef struct async_job {
+  kernel_job j;
+  kernel_slot *slot;
+  ixj__target target;
+  uint8_t *plan_key;
+  ixj_lmad *tails[PLAN_MAX_OPERANDS];
+  ixj_ixfun *clones[PLAN_MAX_OPERANDS];
+  ixj_operand ops[PLAN_MAX_OPERANDS];
+  op_call call;
+  ixj_plan plan;
+} async_job;
+
+static void async_free(async_job *a) {
+  for (int o = 0; o < PLAN_MAX_OPERANDS; o++) {
+    free(a->tails[o]);
+    ixj_ixfun_free(a->clones[o]);
+  }
+  free(a->plan_key);
+  free(a->j.key);
+  free(a->j.signature);
+  free(a);
+}
+
+static void async_run(void *arg) {
+  async_job *a = arg;
+  kernel_ref kernel = {NULL};
+  bool loaded = false;
+  ixj_error err = {IXJ_OK, 0, ""};
+  double t0 = ixj__now_ms();
+  ixj_status st = job_kernel(&a->j, &kernel, &loaded, &err);
+  double ms = ixj__now_ms() - t0;
+  ixj__cache_finish(a->j.ctx->cache, a->slot, st, &kernel, loaded, false, ms, &err);
+  if (st == IXJ_OK)
+    ixj__ctx_log(a->j.ctx, IXJ_LOG_DEBUG, "%s %s in the background (%s) in %.2f ms", loaded ? "loaded" : "compiled",
+                 a->j.name, ixj__plan_strategy_name(a->plan.strategy), ms);
+  else
+    ixj__ctx_log(a->j.ctx, IXJ_LOG_WARNING, "background compile: %s", err.message);
+  async_free(a);
+}
+
+/* The context goes before the compile started: the slot fails, which nobody
+ * reads any more. */
+static void async_drop(void *arg) {
+  async_job *a = arg;
+  ixj_error err;
+  ixj__fail(&err, IXJ_ERR_UNAVAILABLE, "the context was destroyed before the kernel was compiled");
+  ixj__cache_finish(a->j.ctx->cache, a->slot, err.status, NULL, false, true, 0, &err);
+  async_free(a);
+}
+
+/* Queues the compile of j's kernel into slot. */
+static ixj_status async_submit(const kernel_job *j, kernel_slot *slot, ixj_error *err) {
+  async_job *a = calloc(1, sizeof *a);
+  if (!a) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  a->slot = slot;
+  a->target = *j->target;
+  memcpy(&a->plan, j->plan, sizeof a->plan);
+  bool ok = (a->plan_key = malloc(j->plan_key_len ? j->plan_key_len : 1)) != NULL;
+  if (ok) memcpy(a->plan_key, j->plan_key, j->plan_key_len);
+  for (int o = 0; ok && o < a->plan.num_operands; o++) {
+    plan_operand *po = &a->plan.operand[o];
+    if (po->num_tail <= 0) continue;
+    if ((ok = (a->tails[o] = malloc(sizeof(ixj_lmad) * (size_t)po->num_tail)) != NULL)) {
+      memcpy(a->tails[o], po->tail, sizeof(ixj_lmad) * (size_t)po->num_tail);
+      po->tail = a->tails[o];
+    }
+  }
+  bool record = j->record && j->call;
+  if (record) { /* the record line needs the index functions, which the call takes back */
+    const op_call *c = j->call;
+    int n = c->op == IXJ_OP_FILL ? 0 : c->num_srcs;
+    for (int o = 0; ok && o < 1 + n; o++) {
+      const ixj_operand *from = o ? &c->srcs[o - 1] : c->dst;
+      ok = ixj_ixfun_clone(from->ixfun, &a->clones[o], NULL) == IXJ_OK;
+      a->ops[o] = (ixj_operand){NULL, 0, a->clones[o]};
+    }
+    a->call = (op_call){c->op, c->elem_size, &a->ops[0], n, &a->ops[1], NULL, c->axis, true};
+  }
+  if (!ok) {
+    async_free(a);
+    return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  }
+  a->j = (kernel_job){j->ctx, &a->target, &a->plan, a->plan_key, j->plan_key_len, NULL, "", NULL,
+                      record ? &a->call : NULL, record};
+  ixj_status st = ixj__compiler_submit(j->ctx->compiler, async_run, async_drop, a, err);
+  if (st != IXJ_OK) async_free(a);
+  return st;
+}
+
+/* The kernel of a RUN or PREPARE by the context's mode: sync waits for it
+ * (single flight); async and cache-only never wait: *ready false means the
+ * call runs the generic kernel. *slot is the key's slot either way. CUDA
+ * kernels are always sync: the generic kernel is a CPU one. */
+static ixj_status find_kernel(kernel_job *j, ixj_call_info *info, kernel_ref *kernel, kernel_slot **slot, bool *ready,
+                              ixj_error *err) {
+  ixj_context *ctx = j->ctx;
+  *ready = true;
+  if (ctx->compile == IXJ_COMPILE_SYNC || j->target->backend != &ixj__backend_cpu)
+    return ixj__cache_get_slot(ctx->cache, j->plan_key, j->plan_key_len, job_kernel, j, kernel, &info->cache_hit,
+                               &info->disk_hit, &info->compile_ms, slot, err);
+  cache_begin what;
+  bool fresh;
+  ixj_status st = ixj__cache_begin(ctx->cache, j->plan_key, j->plan_key_len, slot, &what, &fresh, err);
+  if (st != IXJ_OK) return st;
+  if (what == CACHE_READY) {
+    info->cache_hit = ixj__slot_kernel(*slot, kernel);
+    return IXJ_OK;
+  }
+  *ready = false;
+  if (what == CACHE_PENDING) return IXJ_OK;
+  ixj_error merr = {IXJ_OK, 0, ""};
+  if (ctx->compile == IXJ_COMPILE_ASYNC) {
+    if ((st = async_submit(j, *slot, &merr)) != IXJ_OK) /* the generic kernel now; a retry after the interval */
+      ixj__cache_finish(ctx->cache, *slot, st, NULL, false, false, 0, &merr);
+    return IXJ_OK;
+  }
+  double t0 = ixj__now_ms(); /* cache-only */
+  st = job_from_disk(j, kernel, &merr);
+  double ms = ixj__now_ms() - t0;
+  ixj__cache_finish(ctx->cache, *slot, st, kernel, st == IXJ_OK, st == IXJ_ERR_UNAVAILABLE, ms, &merr);
+  if (st == IXJ_OK) {
+    *ready = info->disk_hit = true;
+    info->compile_ms = ms;
+  } else if (fresh && ctx->record_fd >= 0 && j->call) {
+    job_record(j); /* once per kernel: what `ixjit warm` should compile */
+  }
+  return IXJ_OK;
 }
 
 /* WARM: the kernel on disk afterwards (and in memory when loadable here). */
@@ -185,7 +338,6 @@ static ixj_status warm(kernel_job *j, dispatch_result *out, ixj_error *err) {
                                              "(IXJIT_CACHE_MAX_BYTES) is smaller than this kernel's entry")
              : ixj__fail(err, IXJ_ERR_IO, "compiled, but the cache directory %s cannot be written", dir);
   }
-
   if (st == IXJ_OK) out->outcome = present ? IXJ_WARM_PRESENT : IXJ_WARM_COMPILED;
   return st;
 }
@@ -196,23 +348,43 @@ static void operand_pointers(const op_call *c, const void **ptrs) {
   for (int s = 0; s < (c->op == IXJ_OP_FILL ? 0 : c->num_srcs); s++) ptrs[1 + s] = c->srcs[s].data;
 }
 
+/* A validated CPU call by the generic kernel (its own is not ready). */
+static void run_generic(ixj_context *ctx, const op_call *c, ixj_call_info *info, bool timed) {
+  double t0 = timed ? ixj__now_ms() : 0;
+  ixj__generic_run(ctx->pool, c);
+  if (timed) info->run_ms = ixj__now_ms() - t0;
+  info->generic = true;
+  ixj__cache_count_generic(ctx->cache);
+}
+
+/* The backend's launch on the request's device. */
+static ixj_status launch(ixj_context *ctx, const dispatch_request *req, const ixj_plan *plan, const kernel_ref *kernel,
+                         const void *const *ptrs, const void *fill_value, double *run_ms, ixj_error *err) {
+  const ixj__backend *b = req->backend;
+  return b->device_launch ? b->device_launch(ctx, req->device, plan, kernel, ptrs, fill_value, req->stream, run_ms, err)
+                          : b->launch(ctx, plan, kernel, ptrs, fill_value, req->stream, run_ms, err);
+}
+
 /* RUN with a kernel: the memory cache (or the rest of the pipeline), then the launch. */
-static ixj_status run(kernel_job *j, dispatch_result *out, ixj_error *err) {
+static ixj_status run(kernel_job *j, const dispatch_request *req, dispatch_result *out, kernel_slot **slot,
+                      ixj_error *err) {
   ixj_context *ctx = j->ctx;
-  const op_call *c = &j->req->call;
+  const op_call *c = &req->call;
   ixj_call_info *info = &out->info;
   kernel_ref kernel;
-  ixj_status st = ixj__cache_get(ctx->cache, j->plan_key, j->plan_key_len, job_kernel, j, &kernel, &info->cache_hit,
-                                 &info->disk_hit, &info->compile_ms, err);
+  bool ready;
+  ixj_status st = find_kernel(j, info, &kernel, slot, &ready, err);
   if (st != IXJ_OK) return st;
-  if (!info->cache_hit)
+  if (!ready) {
+    run_generic(ctx, c, info, true);
+    return IXJ_OK;
+  }
+  if (!info->cache_hit && j->name[0])
     ixj__ctx_log(ctx, IXJ_LOG_DEBUG, "%s %s (%s, %s) in %.2f ms", info->disk_hit ? "loaded" : "compiled", j->name,
                  info->strategy, j->target->name, info->compile_ms);
-  j->kernel = kernel;
   const void *ptrs[PLAN_MAX_OPERANDS];
   operand_pointers(c, ptrs);
-  return j->target->backend->launch(ctx, j->plan, &kernel, ptrs, c->op == IXJ_OP_FILL ? c->value : NULL,
-                                    j->req->stream, &info->run_ms, err);
+  return launch(ctx, req, j->plan, &kernel, ptrs, c->op == IXJ_OP_FILL ? c->value : NULL, &info->run_ms, err);
 }
 
 /* A plan without a kernel (EMPTY, MEMCPY). */
@@ -232,7 +404,7 @@ static ixj_status no_kernel(ixj_context *ctx, const dispatch_request *req, const
     const void *ptrs[PLAN_MAX_OPERANDS];
     operand_pointers(&req->call, ptrs);
     out->info.cache_hit = true; /* nothing to compile */
-    return b->launch(ctx, plan, NULL, ptrs, NULL, req->stream, &out->info.run_ms, err);
+    return launch(ctx, req, plan, NULL, ptrs, NULL, &out->info.run_ms, err);
   }
   return IXJ_OK;
 }
@@ -241,25 +413,26 @@ static ixj_status no_kernel(ixj_context *ctx, const dispatch_request *req, const
  * rest of the pipeline. The key of a plain copy or fill fits the stack
  * buffer; a larger one is malloc'ed. */
 static ixj_status with_kernel(ixj_context *ctx, const dispatch_request *req, const ixj__target *target,
-                              const ixj_plan *plan, dispatch_result *out, kernel_ref *kernel, ixj_error *err) {
+                              const ixj_plan *plan, dispatch_result *out, kernel_slot **slot, ixj_error *err) {
   uint8_t stack_key[PLAN_KEY_STACK_BYTES], *key = stack_key;
   size_t n = ixj__plan_key(plan, target->name, stack_key, sizeof stack_key);
   if (n > sizeof stack_key) {
     if (!(key = malloc(n))) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
     ixj__plan_key(plan, target->name, key, n);
   }
-  kernel_job job = {ctx, req, target, plan, key, n, NULL, "", NULL, {NULL}};
+  bool record = req->mode != DISPATCH_WARM && ctx->record_fd >= 0;
+  kernel_job job = {ctx, target, plan, key, n, NULL, "", NULL, &req->call, record};
   ixj_status st;
+  *slot = NULL;
   if (req->mode == DISPATCH_WARM) {
     st = warm(&job, out, err);
   } else if (req->mode == DISPATCH_PREPARE) {
-    ixj_call_info *info = &out->info;
-    st = ixj__cache_get(ctx->cache, key, n, job_kernel, &job, &job.kernel, &info->cache_hit, &info->disk_hit,
-                        &info->compile_ms, err);
+    kernel_ref kernel;
+    bool ready;
+    st = find_kernel(&job, &out->info, &kernel, slot, &ready, err);
   } else {
-    st = run(&job, out, err);
+    st = run(&job, req, out, slot, err);
   }
-  *kernel = job.kernel;
   free(job.key);
   free(job.signature);
   if (key != stack_key) free(key);
@@ -298,20 +471,28 @@ static bool fast_run(ixj_context *ctx, const dispatch_request *req, const call_v
     uintptr_t x = (uintptr_t)c->value;
     if (!c->value || (x < dhi && dlo < x + c->elem_size)) return false;
   }
-  if (v->kernel.handle) ixj__cache_count_hit(ctx->cache);
-  out->info.cache_hit = true;
+  kernel_ref kernel;
   out->info.strategy = ixj__plan_strategy_name(v->launch.strategy);
-  *st = ixj__cpu_run(ctx, &v->launch, v->kernel.handle ? &v->kernel : NULL, ptrs, offs, c->value,
+  if (v->slot && !ixj__slot_kernel(v->slot, &kernel)) {
+    /* tiered: still compiling, the generic kernel; failed, the long way, which retries after the interval */
+    if (atomic_load_explicit(&v->slot->state, memory_order_relaxed) == KERNEL_FAILED) return false;
+    run_generic(ctx, c, &out->info, req->timed);
+    *st = IXJ_OK;
+    return true;
+  }
+  if (v->slot) ixj__cache_count_hit(ctx->cache);
+  out->info.cache_hit = true;
+  *st = ixj__cpu_run(ctx, &v->launch, v->slot ? &kernel : NULL, ptrs, offs, c->value,
                      req->timed ? &out->info.run_ms : NULL, err);
   return true;
 }
 
 /* After a call that passed every check the long way: its entry. */
 static void fast_add(ixj_context *ctx, const op_call *c, const uint8_t *key, size_t len, const ixj_plan *plan,
-                     const kernel_ref *kernel) {
+                     kernel_slot *slot) {
   call_value v;
   memset(&v, 0, sizeof v);
-  v.kernel = *kernel;
+  v.slot = slot;
   ixj__cpu_launch_desc(plan, &v.launch);
   for (int o = 0; o < (c->op == IXJ_OP_COPY ? 2 : 1); o++) {
     const ixj_ixfun *f = o ? c->srcs->ixfun : c->dst->ixfun;
@@ -334,7 +515,8 @@ static ixj_status long_way(ixj_context *ctx, const dispatch_request *req, dispat
   ixj__target target;
   ixj_plan plan; /* on the stack: no allocation per call */
   char *signature = NULL;
-  ixj_status st = b->target(ctx, req->arch, &target, err);
+  ixj_status st = !req->arch && b->device_target ? b->device_target(ctx, req->device, &target, err)
+                                                 : b->target(ctx, req->arch, &target, err);
   if (st == IXJ_OK && req->mode == DISPATCH_WARM && !ctx->disk)
     st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the disk cache is off: nothing to warm");
   if (st == IXJ_OK) st = ixj__op_validate(&req->call, err);
@@ -349,7 +531,7 @@ static ixj_status long_way(ixj_context *ctx, const dispatch_request *req, dispat
     }
     kernel_name_of(signature, out->kernel_name);
   }
-  kernel_ref found = {NULL};
+  kernel_slot *found = NULL;
   if (!kernel) {
     st = no_kernel(ctx, req, &plan, signature, out, err);
   } else if (req->mode == DISPATCH_EMIT) {
@@ -357,10 +539,10 @@ static ixj_status long_way(ixj_context *ctx, const dispatch_request *req, dispat
   } else {
     st = with_kernel(ctx, req, &target, &plan, out, &found, err);
   }
-  if (st == IXJ_OK && call_len && plan.strategy != PLAN_EMPTY) fast_add(ctx, &req->call, call_key, call_len, &plan, &found);
+  if (st == IXJ_OK && call_len && plan.strategy != PLAN_EMPTY) fast_add(ctx, &req->call, call_key, call_len, &plan, found);
   if (st == IXJ_OK && req->mode == DISPATCH_PREPARE) {
     *req->plan_out = plan;
-    out->kernel = found;
+    out->slot = found;
   }
   if (st == IXJ_OK && req->mode == DISPATCH_EMIT) {
     out->signature = signature;
@@ -400,6 +582,6 @@ ixj_status ixj__dispatch_shapes(ixj_context *ctx, dispatch_mode mode, const ixj_
   if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
   for (int k = 0; k < num_srcs; k++) s[k] = (ixj_operand){NULL, 0, srcs[k]};
-  dispatch_request req = {mode, backend, arch, {op, elem_size, &d, num_srcs, s, NULL, axis, true}, aligned, NULL, false, NULL};
+  dispatch_request req = {mode, backend, arch, {op, elem_size, &d, num_srcs, s, NULL, axis, true}, aligned, NULL, false, NULL, 0};
   return ixj__dispatch(ctx, &req, out, err);
 }

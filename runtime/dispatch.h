@@ -8,7 +8,12 @@
  * then the disk cache, then a compile (emit + toolchain), written back to the
  * disk and recorded (IXJIT_RECORD). Warming stops before the launch (and,
  * for a target this process cannot load, before the memory cache); emission
- * stops after emitting. Safe to call from many threads on one context. */
+ * stops after emitting. Safe to call from many threads on one context.
+ *
+ * Tiered execution (IXJIT_COMPILE=async|cache-only, CPU only): a RUN whose
+ * kernel is not ready runs the generic kernel (generic.h) instead of
+ * waiting; async queues the compile on the context's compiler thread
+ * (compiler_thread.h), cache-only tries the disk tier alone. */
 #ifndef IXJIT_RUNTIME_DISPATCH_H
 #define IXJIT_RUNTIME_DISPATCH_H
 
@@ -34,6 +39,7 @@ typedef struct dispatch_request {
   void *stream;     /* RUN on CUDA: a CUstream, NULL for the default one */
   bool timed;       /* RUN: the caller reads info.run_ms (else the fast path skips the clock) */
   struct ixj_plan *plan_out; /* PREPARE: the caller's, gets the plan */
+  int device;       /* RUN, PREPARE on a backend with devices (CUDA): the device index; else 0 */
 } dispatch_request;
 
 typedef struct dispatch_result {
@@ -42,7 +48,8 @@ typedef struct dispatch_result {
   char *text;               /* EMIT: the kernel's source, or a note that the plan needs none */
   char *signature;          /* EMIT */
   char kernel_name[48];     /* EMIT */
-  kernel_ref kernel;        /* PREPARE: the kernel, NULL for a plan without one */
+  kernel_slot *slot;        /* PREPARE: the kernel's slot (ready, or for async and cache-only maybe not yet), NULL
+                               for a plan without one; it lives as long as the context */
 } dispatch_result;
 
 /* Runs the pipeline. *out is always initialized; on IXJ_OK with EMIT, text

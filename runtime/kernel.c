@@ -7,7 +7,15 @@
  * cpu_launch_desc, the runtime offsets, the kernel), so a run checks the
  * buffers by arithmetic, finds its variant in a short list read without a
  * lock (insert-only, published with release stores, as in cache.c), and
- * launches. */
+ * launches.
+ *
+ * Tiered execution: a variant holds its kernel's slot in the memory cache,
+ * not a copy of the kernel. Under IXJIT_COMPILE=async prepare queues the
+ * compile and returns at once; runs read the slot (one acquire load) and take
+ * the generic kernel until it is ready, the compiled one from then on: the
+ * handle upgrades itself when the compile lands, with no lock and nothing to
+ * call. Under cache-only a kernel the disk lacked at prepare stays generic
+ * for the handle's lifetime (prepare again after `ixjit warm`). */
 #include "ixjit/kernel.h"
 
 #include <pthread.h>
@@ -20,11 +28,12 @@
 #include "context_internal.h"
 #include "dispatch.h"
 #include "error.h"
+#include "generic.h"
 #include "ixfun_internal.h"
 
 typedef struct variant {
   uint8_t align[PLAN_MAX_OPERANDS]; /* each operand's buffer address modulo 64 */
-  kernel_ref kernel;                /* NULL: a plan without one (MEMCPY) */
+  kernel_slot *slot;                /* the kernel's (cache.h); NULL: a plan without one (MEMCPY) */
   cpu_launch_desc launch;
   int64_t offs[PLAN_MAX_OPERANDS];
   struct variant *next; /* fixed before publication */
@@ -77,7 +86,7 @@ static ixj_status add_variant(const ixj_kernel *k, const ixj_buffer *bufs, const
   }
   static const unsigned char some_value[16];
   op_call c = {k->op, k->elem_size, &ops[0], k->num_srcs, &ops[1], some_value, k->axis, bufs == NULL};
-  dispatch_request req = {DISPATCH_PREPARE, &ixj__backend_cpu, NULL, c, true, NULL, false, plan};
+  dispatch_request req = {DISPATCH_PREPARE, &ixj__backend_cpu, NULL, c, true, NULL, false, plan, 0};
   dispatch_result res;
   ixj_status st = ixj__dispatch(k->ctx, &req, &res, err);
   if (st != IXJ_OK) {
@@ -86,7 +95,7 @@ static ixj_status add_variant(const ixj_kernel *k, const ixj_buffer *bufs, const
     return st;
   }
   memcpy(v->align, align, (size_t)k->num_operands);
-  v->kernel = res.kernel;
+  v->slot = res.slot;
   ixj__cpu_launch_desc(plan, &v->launch);
   for (int o = 0; o < plan->num_operands; o++) v->offs[o] = plan->operand[o].runtime_offset;
   free(plan);
@@ -233,7 +242,16 @@ ixj_status ixj_kernel_run(const ixj_kernel *k, ixj_buffer dst, int num_srcs, con
   const variant *v = atomic_load_explicit(&k->variants, memory_order_acquire);
   while (v && memcmp(v->align, align, (size_t)k->num_operands)) v = v->next;
   if (!v && (st = add_variant(k, bufs, align, &v, err)) != IXJ_OK) return st;
+  kernel_ref kernel;
+  if (v->slot && !ixj__slot_kernel(v->slot, &kernel)) { /* tiered: not compiled (yet), the generic kernel */
+    ixj_operand ops[PLAN_MAX_OPERANDS];
+    for (int o = 0; o < k->num_operands; o++) ops[o] = (ixj_operand){bufs[o].data, bufs[o].size_bytes, k->f[o]};
+    op_call c = {k->op, k->elem_size, &ops[0], k->num_srcs, &ops[1], value, k->axis, false};
+    ixj__generic_run(k->ctx->pool, &c);
+    ixj__cache_count_generic(k->ctx->cache);
+    return IXJ_OK;
+  }
   const void *ptrs[PLAN_MAX_OPERANDS];
   for (int o = 0; o < k->num_operands; o++) ptrs[o] = bufs[o].data;
-  return ixj__cpu_run(k->ctx, &v->launch, v->kernel.handle ? &v->kernel : NULL, ptrs, v->offs, value, NULL, err);
+  return ixj__cpu_run(k->ctx, &v->launch, v->slot ? &kernel : NULL, ptrs, v->offs, value, NULL, err);
 }

@@ -34,12 +34,25 @@ typedef struct ixj_context_options {
   const char *cache_dir;      /* NULL: IXJIT_CACHE_DIR, else $XDG_CACHE_HOME/ixjit, else ~/.cache/ixjit */
   uint64_t cache_max_bytes;   /* 0: IXJIT_CACHE_MAX_BYTES, else 1 GiB; least recently used entries go */
   const char *record_path;    /* NULL: IXJIT_RECORD; one line per compiled signature (ixjit warm reads it) */
+  /* Tiered execution (docs/hot-path.md): what a CPU call does when its
+   * kernel is not in memory. IXJ_COMPILE_DEFAULT: IXJIT_COMPILE ("sync",
+   * "async" or "cache-only"), else sync. */
+  int compile_mode;           /* ixj_compile_mode */
   /* Authenticated entries (docs/cache.md, "Trust"). */
   const char *cache_key_file; /* NULL: IXJIT_CACHE_KEY_FILE; a secret (>= 32 bytes, the user's, mode 0600):
                                  entries then carry an HMAC and only authenticated ones load */
   int cache_shared;           /* 0: IXJIT_CACHE_SHARED=1; 1: a directory others own or may write is
                                  allowed (it needs the key); -1: never */
 } ixj_context_options;
+
+typedef enum ixj_compile_mode {
+  IXJ_COMPILE_DEFAULT = 0,
+  IXJ_COMPILE_SYNC,      /* compile (or load from disk) on the calling thread, then run */
+  IXJ_COMPILE_ASYNC,     /* run the generic kernel now; compile on the context's background thread; later calls
+                            run the compiled kernel */
+  IXJ_COMPILE_CACHE_ONLY /* never compile: load from the disk cache, else run the generic kernel and record the
+                            signature (IXJIT_RECORD) for `ixjit warm` */
+} ixj_compile_mode;
 
 typedef struct ixj_cache_stats {
   uint64_t hits;        /* lookups that found the kernel in memory */
@@ -49,6 +62,8 @@ typedef struct ixj_cache_stats {
   uint64_t failures;    /* compiles that failed */
   double compile_ms;    /* total time spent compiling (or loading from disk) */
   uint64_t entries;     /* kernels in the cache */
+  uint64_t generic_calls;   /* calls the generic kernel ran because theirs was not ready (async, cache-only) */
+  uint64_t compiles_queued; /* background compiles queued or running now (async) */
 } ixj_cache_stats;
 
 /* A new context in *out (NULL on error), freed with ixj_context_destroy.
@@ -63,6 +78,12 @@ IXJ_API ixj_status ixj_context_create(const ixj_context_options *opts, ixj_conte
 IXJ_API void ixj_context_destroy(ixj_context *ctx);
 /* A snapshot of the cache counters. */
 IXJ_API void ixj_context_cache_stats(ixj_context *ctx, ixj_cache_stats *out);
+/* Returns once the background compiler's queue is empty: every kernel a call
+ * queued before (IXJ_COMPILE_ASYNC) is compiled or has failed. Returns at
+ * once in the other modes. For tests, benchmarks and an orderly shutdown;
+ * ixj_context_destroy does not need it (compiles not started are dropped,
+ * the running one is waited for). */
+IXJ_API void ixj_wait_compiles(ixj_context *ctx);
 /* Threads an operation runs on, the caller included. */
 IXJ_API int ixj_context_num_threads(const ixj_context *ctx);
 /* The CPU the kernels are compiled for: "cpu:NAME:FEATURES-HASH". The string

@@ -45,6 +45,7 @@ typedef struct ixj_call_info {
   /* "memcpy", "inner_contiguous", "tiled", "general", "empty": a static
    * string, valid forever; never free it. */
   const char *strategy;
+  bool generic;        /* the generic kernel ran: the call's own was not ready (IXJ_COMPILE_ASYNC, CACHE_ONLY) */
 } ixj_call_info;
 
 typedef struct ixj_context ixj_context;
