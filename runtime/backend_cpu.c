@@ -12,10 +12,22 @@
 #include "error.h"
 #include "stream_copy.h"
 
+/* arch NULL: this CPU. Else another CPU, "NAME[+FEATURES]" (warming only):
+ * its kernels are compiled for it and never loaded here, unless it is this
+ * very CPU (the same target string). */
 static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *out, ixj_error *err) {
-  if (arch) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the CPU backend builds for this CPU only, not '%s'", arch);
-  *out = (ixj__target){&ixj__backend_cpu, 0, true, "", ixj__jit_llvm_vector_bytes(ctx->jit)};
+  *out = (ixj__target){.backend = &ixj__backend_cpu, .loadable = true, .cpu_vector_bytes = ixj__jit_llvm_vector_bytes(ctx->jit)};
   const char *name = ixj__jit_llvm_target(ctx->jit); /* copied, not formatted: every call passes here */
+  if (arch) {
+    const jit_cpu *other;
+    ixj_status st = ixj__jit_llvm_cpu(ctx->jit, arch, &other, err);
+    if (st != IXJ_OK) return st;
+    if (other) {
+      out->loadable = false;
+      out->cpu_vector_bytes = other->vector_bytes;
+      name = other->target;
+    }
+  }
   size_t n = strlen(name);
   IXJ_ASSERT(err, n < sizeof out->name);
   memcpy(out->name, name, n + 1);
@@ -33,8 +45,9 @@ static ixj_status cpu_key_inputs(ixj_context *ctx, const ixj__target *t, char *i
 
 static ixj_status cpu_compile(ixj_context *ctx, const ixj__target *t, const char *text, void **image, size_t *size,
                               ixj_error *err) {
-  (void)t;
-  return ixj__jit_llvm_object(ctx->jit, text, image, size, err);
+  const jit_cpu *other = t->loadable ? NULL : ixj__jit_llvm_cpu_named(ctx->jit, t->name);
+  IXJ_ASSERT(err, t->loadable || other);
+  return ixj__jit_llvm_object_for(ctx->jit, other, text, image, size, err);
 }
 
 static ixj_status cpu_load(ixj_context *ctx, const void *image, size_t size, const char *name, kernel_ref *kernel,

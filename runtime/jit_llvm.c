@@ -22,14 +22,26 @@
 #include <xxhash.h>
 
 #include "error.h"
+#include "x86_cpus.h"
+
+#define MAX_OTHER_CPUS 32
+/* What every x86-64 CPU has: always on in a feature list given by hand (LLVM
+ * aborts on an x86-64 target without 64bit). */
+#define X86_64_BASELINE "64bit,cmov,cx8,fxsr,mmx,sse,sse2"
 
 struct jit_llvm {
   LLVMOrcLLJITRef lljit;
   pthread_mutex_t link_lock;
   char *triple, *cpu, *features;
+  char *enabled; /* the host's enabled features, canonical (canonical_features) */
   char target[160];
   char toolchain[32];
   int vector_bytes;
+  /* Other CPUs asked for (warming for another machine): added, never
+   * removed, so a pointer to one stays valid for the JIT's lifetime. */
+  pthread_mutex_t others_lock;
+  jit_cpu *others[MAX_OTHER_CPUS];
+  int num_others;
 };
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -55,16 +67,66 @@ static bool has_feature(const char *features, const char *name) {
   return false;
 }
 
+static int compare_names(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* The enabled features of an LLVM feature list ("+avx2,-avx512f,..."), names
+ * only, sorted, comma-separated: what a CPU target's hash is taken of, so the
+ * order LLVM lists them in never matters and a list written by hand ("cpu:
+ * NAME+FEATURES") names the same target as the host's own. malloc'ed; NULL
+ * when out of memory. */
+static char *canonical_features(const char *features) {
+  size_t len = strlen(features), n = 0;
+  char *copy = malloc(len + 1), *out = malloc(len + 1);
+  const char **names = malloc((len / 2 + 1) * sizeof *names);
+  if (!copy || !out || !names) {
+    free(copy), free(out), free(names);
+    return NULL;
+  }
+  memcpy(copy, features, len + 1);
+  for (char *save = NULL, *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save))
+    if (f[0] == '+' && f[1]) names[n++] = f + 1;
+  qsort(names, n, sizeof *names, compare_names);
+  out[0] = '\0';
+  for (size_t k = 0, at = 0; k < n; k++) {
+    if (k && !strcmp(names[k], names[k - 1])) continue;
+    at += (size_t)sprintf(out + at, at ? ",%s" : "%s", names[k]); /* fits: no longer than the list */
+  }
+  free(copy);
+  free(names);
+  return out;
+}
+
+void ixj__cpu_target_name(const char *cpu, const char *enabled, char *out, size_t size) {
+  snprintf(out, size, "cpu:%s:%016llx", cpu, (unsigned long long)XXH3_64bits(enabled, strlen(enabled)));
+}
+
+ixj_status ixj__cpu_host(char **name, char **enabled) {
+  char *features = LLVMGetHostCPUFeatures();
+  char *cpu = LLVMGetHostCPUName();
+  *enabled = canonical_features(features);
+  *name = *enabled ? strdup(cpu) : NULL;
+  LLVMDisposeMessage(features);
+  LLVMDisposeMessage(cpu);
+  if (*name) return IXJ_OK;
+  free(*enabled);
+  *enabled = NULL;
+  return IXJ_ERR_NO_MEMORY;
+}
+
 ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err) {
   pthread_once(&init_once, init_llvm);
   jit_llvm *j = calloc(1, sizeof *j);
   if (!j) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   pthread_mutex_init(&j->link_lock, NULL);
+  pthread_mutex_init(&j->others_lock, NULL);
   j->triple = LLVMGetDefaultTargetTriple();
   j->cpu = LLVMGetHostCPUName();
   j->features = LLVMGetHostCPUFeatures();
-  snprintf(j->target, sizeof j->target, "cpu:%s:%016llx", j->cpu,
-           (unsigned long long)XXH3_64bits(j->features, strlen(j->features)));
+  if (!(j->enabled = canonical_features(j->features))) {
+    ixj__jit_llvm_destroy(j);
+    return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  }
+  ixj__cpu_target_name(j->cpu, j->enabled, j->target, sizeof j->target);
   j->vector_bytes = has_feature(j->features, "avx512f") && has_feature(j->features, "evex512") ? 64 : 32;
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
@@ -87,6 +149,12 @@ void ixj__jit_llvm_destroy(jit_llvm *j) {
   LLVMDisposeMessage(j->triple);
   LLVMDisposeMessage(j->cpu);
   LLVMDisposeMessage(j->features);
+  free(j->enabled);
+  for (int k = 0; k < j->num_others; k++) {
+    free(j->others[k]->features);
+    free(j->others[k]);
+  }
+  pthread_mutex_destroy(&j->others_lock);
   pthread_mutex_destroy(&j->link_lock);
   free(j);
 }
@@ -95,8 +163,137 @@ const char *ixj__jit_llvm_target(const jit_llvm *j) { return j->target; }
 const char *ixj__jit_llvm_toolchain(const jit_llvm *j) { return j->toolchain; }
 int ixj__jit_llvm_vector_bytes(const jit_llvm *j) { return j->vector_bytes; }
 
-/* IR text -> optimized object code, entirely on the calling thread. */
-static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRef *obj, ixj_error *err) {
+/* Whether `name` is one of the feature names of an LLVM feature list. */
+static bool knows_feature(const char *features, const char *name, size_t n) {
+  for (const char *p = features; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+    if ((p[0] == '+' || p[0] == '-') && !strncmp(p + 1, name, n) && (p[1 + n] == ',' || p[1 + n] == '\0')) return true;
+  return false;
+}
+
+/* Whether the list "a,b,c" holds the name of n chars. */
+static bool list_has(const char *list, const char *name, size_t n) {
+  for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+    if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\0')) return true;
+  return false;
+}
+
+static bool known_cpu(const char *name) {
+  return bsearch(&name, x86_cpus, sizeof x86_cpus / sizeof *x86_cpus, sizeof *x86_cpus, compare_names) != NULL;
+}
+
+/* spec "NAME" or "NAME+F,F,...", checked, into a new jit_cpu (not yet shared). */
+static ixj_status make_cpu(const jit_llvm *j, const char *spec, jit_cpu **out, ixj_error *err) {
+  const char *plus = strchr(spec, '+');
+  size_t n = plus ? (size_t)(plus - spec) : strlen(spec);
+  if (strncmp(j->triple, "x86_64", 6))
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cpu:%s: warming for another CPU needs an x86-64 host, not %s", spec,
+                     j->triple);
+  jit_cpu *c = calloc(1, sizeof *c);
+  if (!c) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  if (n == 0 || n >= sizeof c->cpu) {
+    free(c);
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cpu:%s: a CPU name is needed, such as znver3 or x86-64-v3", spec);
+  }
+  memcpy(c->cpu, spec, n);
+  if (!known_cpu(c->cpu)) {
+    ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cpu:%s: LLVM knows no x86-64 CPU '%s' (llc -mcpu=help lists them)", spec,
+              c->cpu);
+    free(c);
+    return IXJ_ERR_INVALID_ARGUMENT;
+  }
+  if (!plus) { /* the CPU's own features, as LLVM defines them: no host reports this target */
+    c->features = strdup("");
+    snprintf(c->target, sizeof c->target, "cpu:%s:llvm-defaults", c->cpu);
+    c->vector_bytes = 32;
+  } else {
+    /* every feature the host's LLVM reports is set one way or the other, so
+     * the CPU's defaults never add one the list leaves out */
+    size_t given_len = strlen(plus + 1), cap = strlen(j->features) + 1, at = 0;
+    char *given = malloc(given_len + 2), *all = malloc(cap);
+    if (!given || !all) {
+      free(given), free(all), free(c);
+      return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    }
+    given[0] = '\0';
+    ixj_status st = IXJ_OK;
+    for (const char *p = plus + 1; st == IXJ_OK && *p;) { /* "f", "+f" or "-f", comma-separated */
+      const char *end = strchr(p, ',');
+      size_t len = end ? (size_t)(end - p) : strlen(p);
+      const char *name = *p == '+' || *p == '-' ? p + 1 : p;
+      size_t nlen = len - (size_t)(name - p);
+      if (!nlen || !knows_feature(j->features, name, nlen))
+        st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cpu:%s: '%.*s' is not an x86-64 feature LLVM reports", spec,
+                       (int)len, p);
+      else if (*p != '-')
+        at += (size_t)sprintf(given + at, "%s%.*s", at ? "," : "", (int)nlen, name); /* "a,b,c": no longer than the spec */
+      p += len + (end != NULL);
+    }
+    at = 0;
+    for (const char *p = j->features; st == IXJ_OK && p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+      const char *end = strchr(p, ',');
+      size_t len = end ? (size_t)(end - p) : strlen(p);
+      if (len < 2) continue;
+      bool on = list_has(given, p + 1, len - 1) || list_has(X86_64_BASELINE, p + 1, len - 1);
+      at += (size_t)snprintf(all + at, cap - at, "%s%c%.*s", at ? "," : "", on ? '+' : '-', (int)(len - 1), p + 1);
+    }
+    free(given);
+    char *enabled = st == IXJ_OK ? canonical_features(all) : NULL;
+    if (st == IXJ_OK && !enabled) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    if (st != IXJ_OK) {
+      free(all), free(c);
+      return st;
+    }
+    c->features = all;
+    ixj__cpu_target_name(c->cpu, enabled, c->target, sizeof c->target);
+    c->vector_bytes = has_feature(all, "avx512f") && has_feature(all, "evex512") ? 64 : 32;
+    free(enabled);
+  }
+  if (!c->features) {
+    free(c);
+    return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  }
+  c->host = !strcmp(c->target, j->target);
+  *out = c;
+  return IXJ_OK;
+}
+
+ixj_status ixj__jit_llvm_cpu(jit_llvm *j, const char *spec, const jit_cpu **out, ixj_error *err) {
+  jit_cpu *c = NULL;
+  ixj_status st = make_cpu(j, spec, &c, err);
+  if (st != IXJ_OK) return st;
+  *out = NULL; /* the host itself: its own target */
+  if (!c->host) {
+    pthread_mutex_lock(&j->others_lock);
+    for (int k = 0; k < j->num_others && !*out; k++)
+      if (!strcmp(j->others[k]->target, c->target)) *out = j->others[k]; /* asked for before */
+    if (!*out && j->num_others == MAX_OTHER_CPUS)
+      st = ixj__fail(err, IXJ_ERR_LIMIT, "cpu:%s: at most %d other CPUs per context", spec, MAX_OTHER_CPUS);
+    else if (!*out)
+      *out = j->others[j->num_others++] = c, c = NULL; /* the JIT's now */
+    pthread_mutex_unlock(&j->others_lock);
+  }
+  if (c) {
+    free(c->features);
+    free(c);
+  }
+  return st;
+}
+
+const jit_cpu *ixj__jit_llvm_cpu_named(jit_llvm *j, const char *target) {
+  const jit_cpu *c = NULL;
+  pthread_mutex_lock(&j->others_lock);
+  for (int k = 0; k < j->num_others && !c; k++)
+    if (!strcmp(j->others[k]->target, target)) c = j->others[k];
+  pthread_mutex_unlock(&j->others_lock);
+  return c;
+}
+
+const char *ixj__jit_llvm_host_features(const jit_llvm *j) { return j->enabled; }
+
+/* IR text -> optimized object code, entirely on the calling thread, for the
+ * CPU `cpu` with the LLVM feature list `features`. */
+static ixj_status compile_object(jit_llvm *j, const char *cpu, const char *features, const char *ir,
+                                 LLVMMemoryBufferRef *obj, ixj_error *err) {
   LLVMTargetRef target;
   char *msg = NULL;
   ixj_status st = IXJ_OK;
@@ -105,7 +302,7 @@ static ixj_status compile_object(jit_llvm *j, const char *ir, LLVMMemoryBufferRe
     LLVMDisposeMessage(msg);
     return IXJ_ERR_BACKEND;
   }
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, j->triple, j->cpu, j->features, LLVMCodeGenLevelAggressive,
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, j->triple, cpu, features, LLVMCodeGenLevelAggressive,
                                                     LLVMRelocPIC, LLVMCodeModelJITDefault);
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef mod = NULL;
@@ -148,8 +345,13 @@ done:
 }
 
 ixj_status ixj__jit_llvm_object(jit_llvm *j, const char *ir, void **object, size_t *size, ixj_error *err) {
+  return ixj__jit_llvm_object_for(j, NULL, ir, object, size, err);
+}
+
+ixj_status ixj__jit_llvm_object_for(jit_llvm *j, const jit_cpu *cpu, const char *ir, void **object, size_t *size,
+                                    ixj_error *err) {
   LLVMMemoryBufferRef obj = NULL;
-  ixj_status st = compile_object(j, ir, &obj, err);
+  ixj_status st = compile_object(j, cpu ? cpu->cpu : j->cpu, cpu ? cpu->features : j->features, ir, &obj, err);
   if (st != IXJ_OK) return st;
   *size = LLVMGetBufferSize(obj);
   *object = malloc(*size ? *size : 1);

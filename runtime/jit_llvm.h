@@ -6,6 +6,19 @@
 
 typedef struct jit_llvm jit_llvm;
 
+/* A CPU other than the host's (`ixjit warm --target cpu:NAME[+FEATURES]`):
+ * kernels are compiled for it and written to the disk cache, never loaded
+ * here. Its target string names its CPU and features as the host's does, so
+ * an entry is loaded only on a host whose CPU name and enabled features are
+ * exactly these. */
+typedef struct jit_cpu {
+  char cpu[48];     /* the LLVM CPU name, "znver3" */
+  char *features;   /* the feature list the target machine gets: every feature the host's LLVM knows, + or - */
+  char target[160]; /* "cpu:NAME:HASH" (the hash of the enabled features); "cpu:NAME:llvm-defaults" without a list */
+  int vector_bytes; /* 64 with avx512f and evex512, else 32 */
+  bool host;
+} jit_cpu;
+
 ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err);
 void ixj__jit_llvm_destroy(jit_llvm *jit);
 /* "cpu:NAME:HASH-OF-FEATURES", part of every CPU signature. */
@@ -19,6 +32,28 @@ const char *ixj__jit_llvm_toolchain(const jit_llvm *jit);
 /* Optimizes (O3, host CPU and features) and compiles `ir` to object code on
  * the calling thread: *object is malloc'ed. Safe from many threads at once. */
 ixj_status ixj__jit_llvm_object(jit_llvm *jit, const char *ir, void **object, size_t *size, ixj_error *err);
+/* The CPU of spec "NAME" (LLVM's own features for it) or "NAME+F,F,..." (F
+ * a feature name, or +name, -name; the list is the whole set: every feature
+ * it leaves out is off, but the x86-64 baseline), checked (IXJ_ERR_INVALID_ARGUMENT: not x86-64, an
+ * unknown CPU or feature; IXJ_ERR_LIMIT: too many). *out is the JIT's (valid
+ * until ixj__jit_llvm_destroy), or NULL when the spec is the host itself.
+ * Thread-safe. */
+ixj_status ixj__jit_llvm_cpu(jit_llvm *jit, const char *spec, const jit_cpu **out, ixj_error *err);
+/* The other CPU whose target string is `target` (asked for before by
+ * ixj__jit_llvm_cpu), or NULL (the host's, or unknown). */
+const jit_cpu *ixj__jit_llvm_cpu_named(jit_llvm *jit, const char *target);
+/* As ixj__jit_llvm_object, for cpu (NULL: the host). */
+ixj_status ixj__jit_llvm_object_for(jit_llvm *jit, const jit_cpu *cpu, const char *ir, void **object, size_t *size,
+                                    ixj_error *err);
+/* The host's enabled features, sorted and comma-separated: what its target
+ * string's hash is taken of. */
+const char *ixj__jit_llvm_host_features(const jit_llvm *jit);
+/* "cpu:NAME:HASH": the target string of a CPU and its enabled features (the
+ * form above), into out. */
+void ixj__cpu_target_name(const char *cpu, const char *enabled, char *out, size_t size);
+/* The host's CPU name and enabled features (as above), without a JIT: both
+ * malloc'ed; IXJ_ERR_NO_MEMORY leaves them NULL. */
+ixj_status ixj__cpu_host(char **name, char **enabled);
 /* Links object code into the JIT (under a lock) and returns the address of
  * `name`. Each object must be linked once per JIT. */
 ixj_status ixj__jit_llvm_link(jit_llvm *jit, const void *object, size_t size, const char *name, ixj_kernel_fn *fn,

@@ -74,6 +74,13 @@ ixj_status ixj_warm(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst, int 
   return warm(ctx, &ixj__backend_cpu, NULL, op, dst, num_srcs, srcs, axis, elem_size, aligned, outcome, err);
 }
 
+ixj_status ixj_warm_cpu(ixj_context *ctx, const char *cpu, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
+                        const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
+                        ixj_warm_outcome *outcome, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, ctx && cpu && dst && outcome && (srcs || num_srcs == 0));
+  return warm(ctx, &ixj__backend_cpu, cpu, op, dst, num_srcs, srcs, axis, elem_size, aligned, outcome, err);
+}
+
 ixj_status ixj_warm_cuda(ixj_context *ctx, const char *arch, ixj_op_kind op, const ixj_ixfun *dst, int num_srcs,
                          const ixj_ixfun *const *srcs, int axis, size_t elem_size, bool aligned,
                          ixj_warm_outcome *outcome, ixj_error *err) {

@@ -104,9 +104,24 @@ static int run_case(ixj_context *ctx, const demo_case *c) {
   return ok;
 }
 
+static const char usage[] =
+    "usage: ixjit demo\n"
+    "JIT-compiles, runs and verifies seven real cases (transposes, permutes, slices, rotations, a\n"
+    "reshape, a cat, a fill) against the reference interpreter and prints their bandwidth next to\n"
+    "memcpy's; no disk cache, so the compile column shows real compiles.\n"
+    "  -h, --help       this text\n"
+    "Exit status: 0 every case verified, 1 a case failed, 2 bad arguments.\n";
+
 int cmd_demo(int argc, char **argv) {
-  (void)argv;
-  if (argc) return cli_error(CLI_USAGE, "demo takes no arguments");
+  cli_parser p;
+  if (!cli_parser_init(&p, "ixjit demo", argc, argv, usage)) return CLI_FAILED;
+  int rc = CLI_OK, npos;
+  for (int opt; rc == CLI_OK && (opt = cli_next(&p, "", NULL)) != -1;)
+    rc = opt == CLI_HELP ? cli_usage(usage, stdout, CLI_HELP) : CLI_USAGE;
+  char **pos = cli_positional(&p, &npos);
+  if (rc == CLI_OK && npos) rc = cli_error(CLI_USAGE, "demo takes no arguments, not '%s'", pos[0]);
+  cli_parser_free(&p);
+  if (rc != CLI_OK) return rc == CLI_HELP ? CLI_OK : rc;
   ixj_context *ctx;
   ixj_error err;
   /* no disk cache: the compile column shows real compiles */

@@ -15,62 +15,130 @@
 #include "ixjit/ixjit.h"
 #include "timing.h"
 
+static const char emit_usage[] =
+    "usage: ixjit emit copy|fill|cat --dst IXFUN [--src IXFUN]... --elem-size E [options]\n"
+    "Prints the kernel ixjit would compile for an operation (nothing is run).\n"
+    "  --target T       llvm (the default: LLVM IR for this CPU), cuda[:sm_XY] (CUDA C; sm_80 by default),\n"
+    "                   ptx[:sm_XY] (PTX by NVRTC), cubin:sm_XY (a CUBIN by NVRTC; needs --out)\n"
+    "  --dst IXFUN      the destination's index function (required)\n"
+    "  --src IXFUN      a source: copy takes one, fill none, cat one or more (in order)\n"
+    "  --axis K         cat: the dimension the sources are joined along (default 0)\n"
+    "  --elem-size E    bytes per element: 1, 2, 4, 8 or 16 (required)\n"
+    "  --out FILE       write to FILE instead of standard output\n"
+    "  -h, --help       this text\n"
+    "Options take --opt=VALUE or --opt VALUE. Exit status: 0 done, 1 a failed compile, 2 bad arguments.\n";
+
+static const char run_usage[] =
+    "usage: ixjit run copy|fill|cat --dst IXFUN [--src IXFUN]... --elem-size E [options]\n"
+    "JIT-compiles (or finds in the cache) and runs one operation on buffers just large enough, and\n"
+    "prints the strategy, where the kernel came from, the kernel time and GB/s (bytes read + written).\n"
+    "  --target T       cpu (the default; also llvm) or cuda (CUDA device 0; needs a GPU)\n"
+    "  --dst IXFUN      the destination's index function (required)\n"
+    "  --src IXFUN      a source: copy takes one, fill none, cat one or more (in order)\n"
+    "  --src-file F     a source's bytes, one per --src in order (default: a deterministic pattern)\n"
+    "  --dst-file F     the destination's initial bytes (default: zeros)\n"
+    "  --out F          write the whole destination buffer to F\n"
+    "  --value HEX      fill: the element, 2 * E hex digits in memory order (required for fill)\n"
+    "  --axis K         cat: the dimension the sources are joined along (default 0)\n"
+    "  --elem-size E    bytes per element: 1, 2, 4, 8 or 16 (required)\n"
+    "  --check          compare the result with the reference interpreter (exit 1 on a mismatch)\n"
+    "  --json           print the result as one JSON object instead of lines\n"
+    "  -h, --help       this text\n"
+    "Options take --opt=VALUE or --opt VALUE. Exit status: 0 done, 1 a failure (a buffer too small,\n"
+    "a mismatch, no GPU), 2 bad arguments.\n";
+
 typedef struct op_args {
   ixj_op_kind op;
+  const char *op_name;
   const char *dst_text, *dst_file, *out_file, *value_hex, *target;
   const char *src_text[IXJ_MAX_CAT_INPUTS], *src_file[IXJ_MAX_CAT_INPUTS];
   int num_src_text, num_src_file, axis;
   size_t elem_size;
-  int check;
+  int check, json;
+  bool help; /* --help was given: the usage is printed, nothing else is done */
 } op_args;
 
+enum { OPT_DST = 'd', OPT_SRC = 's', OPT_SRC_FILE = 'S', OPT_DST_FILE = 'D', OPT_OUT = 'o', OPT_VALUE = 'v',
+       OPT_AXIS = 'a', OPT_ELEM = 'e', OPT_TARGET = 't', OPT_CHECK = 'c', OPT_JSON = 'J' };
+
 static int parse_op_args(int argc, char **argv, bool run, op_args *a) {
+  static const struct option emit_opts[] = {
+      {"target", required_argument, NULL, OPT_TARGET}, {"dst", required_argument, NULL, OPT_DST},
+      {"src", required_argument, NULL, OPT_SRC},       {"axis", required_argument, NULL, OPT_AXIS},
+      {"elem-size", required_argument, NULL, OPT_ELEM}, {"out", required_argument, NULL, OPT_OUT},
+      {NULL, 0, NULL, 0}};
+  static const struct option run_opts[] = {
+      {"target", required_argument, NULL, OPT_TARGET},     {"dst", required_argument, NULL, OPT_DST},
+      {"src", required_argument, NULL, OPT_SRC},           {"src-file", required_argument, NULL, OPT_SRC_FILE},
+      {"dst-file", required_argument, NULL, OPT_DST_FILE}, {"out", required_argument, NULL, OPT_OUT},
+      {"value", required_argument, NULL, OPT_VALUE},       {"axis", required_argument, NULL, OPT_AXIS},
+      {"elem-size", required_argument, NULL, OPT_ELEM},    {"check", no_argument, NULL, OPT_CHECK},
+      {"json", no_argument, NULL, OPT_JSON},               {NULL, 0, NULL, 0}};
+  const char *usage = run ? run_usage : emit_usage;
   memset(a, 0, sizeof *a);
-  a->target = "llvm";
-  if (argc < 1) return cli_error(CLI_USAGE, "missing operation (copy, fill or cat)");
-  if (!strcmp(argv[0], "copy")) a->op = IXJ_OP_COPY;
-  else if (!strcmp(argv[0], "fill")) a->op = IXJ_OP_FILL;
-  else if (!strcmp(argv[0], "cat")) a->op = IXJ_OP_CAT;
-  else return cli_error(CLI_USAGE, "unknown operation '%s' (copy, fill or cat)", argv[0]);
-  for (int k = 1; k < argc; k++) {
-    const char *o = argv[k];
-    bool has_value = k + 1 < argc;
-    if (!strcmp(o, "--check") && run) {
-      a->check = 1;
-      continue;
-    }
-    if (!has_value) return cli_error(CLI_USAGE, "%s needs a value", o);
-    const char *v = argv[++k];
-    if (!strcmp(o, "--dst")) a->dst_text = v;
-    else if (!strcmp(o, "--src") || !strcmp(o, "--src-file")) {
-      bool file = !strcmp(o, "--src-file");
+  a->target = run ? "cpu" : "llvm";
+  cli_parser p;
+  if (!cli_parser_init(&p, run ? "ixjit run" : "ixjit emit", argc, argv, usage)) return CLI_FAILED;
+  int rc = CLI_OK;
+  for (int opt; rc == CLI_OK && (opt = cli_next(&p, "", run ? run_opts : emit_opts)) != -1;) {
+    const char *v = p.optarg;
+    uint64_t x;
+    switch (opt) {
+    case CLI_HELP: a->help = true; break;
+    case OPT_DST: a->dst_text = v; break;
+    case OPT_SRC:
+    case OPT_SRC_FILE: {
+      bool file = opt == OPT_SRC_FILE;
       int *n = file ? &a->num_src_file : &a->num_src_text;
-      if (*n == IXJ_MAX_CAT_INPUTS) return cli_error(CLI_USAGE, "at most %d sources", IXJ_MAX_CAT_INPUTS);
-      (file ? a->src_file : a->src_text)[(*n)++] = v;
-    } else if (!strcmp(o, "--elem-size")) {
-      uint64_t e;
-      if (ixj_parse_count(v, 1, 16, &e, NULL) != IXJ_OK || (e != 1 && e != 2 && e != 4 && e != 8 && e != 16))
-        return cli_error(CLI_USAGE, "--elem-size takes 1, 2, 4, 8 or 16");
-      a->elem_size = (size_t)e;
-    } else if (!strcmp(o, "--axis")) {
-      uint64_t x;
-      if (ixj_parse_count(v, 0, IXJ_MAX_RANK - 1, &x, NULL) != IXJ_OK) return cli_error(CLI_USAGE, "--axis takes a dim number");
-      a->axis = (int)x;
-    } else if (!strcmp(o, "--target")) a->target = v;
-    else if (!strcmp(o, "--dst-file") && run) a->dst_file = v;
-    else if (!strcmp(o, "--out")) a->out_file = v;
-    else if (!strcmp(o, "--value") && run) a->value_hex = v;
-    else return cli_error(CLI_USAGE, "unknown option '%s'", o);
+      if (*n == IXJ_MAX_CAT_INPUTS) rc = cli_error(CLI_USAGE, "at most %d sources", IXJ_MAX_CAT_INPUTS);
+      else (file ? a->src_file : a->src_text)[(*n)++] = v;
+      break;
+    }
+    case OPT_ELEM:
+      if (!cli_count("--elem-size", v, 1, 16, &x)) rc = CLI_USAGE;
+      else if (x != 1 && x != 2 && x != 4 && x != 8 && x != 16)
+        rc = cli_error(CLI_USAGE, "--elem-size takes 1, 2, 4, 8 or 16, not %s", v);
+      else a->elem_size = (size_t)x;
+      break;
+    case OPT_AXIS:
+      if (!cli_count("--axis", v, 0, IXJ_MAX_RANK - 1, &x)) rc = CLI_USAGE;
+      else a->axis = (int)x;
+      break;
+    case OPT_TARGET: a->target = v; break;
+    case OPT_DST_FILE: a->dst_file = v; break;
+    case OPT_OUT: a->out_file = v; break;
+    case OPT_VALUE: a->value_hex = v; break;
+    case OPT_CHECK: a->check = 1; break;
+    case OPT_JSON: a->json = 1; break;
+    default: rc = CLI_USAGE; break; /* reported */
+    }
   }
+  int npos;
+  char **pos = cli_positional(&p, &npos);
+  if (rc == CLI_OK && a->help) {
+    fputs(usage, stdout);
+  } else if (rc == CLI_OK) {
+    if (npos < 1) rc = cli_error(CLI_USAGE, "missing operation (copy, fill or cat)");
+    else if (npos > 1) rc = cli_error(CLI_USAGE, "unexpected argument '%s'", pos[1]);
+    else if (!strcmp(pos[0], "copy")) a->op = IXJ_OP_COPY;
+    else if (!strcmp(pos[0], "fill")) a->op = IXJ_OP_FILL;
+    else if (!strcmp(pos[0], "cat")) a->op = IXJ_OP_CAT;
+    else rc = cli_error(CLI_USAGE, "unknown operation '%s' (copy, fill or cat)", pos[0]);
+    if (rc == CLI_OK) a->op_name = pos[0];
+  }
+  cli_parser_free(&p);
+  if (rc != CLI_OK || a->help) return rc;
   if (!a->dst_text) return cli_error(CLI_USAGE, "--dst IXFUN is required");
   if (!a->elem_size) return cli_error(CLI_USAGE, "--elem-size is required");
   int want = a->op == IXJ_OP_COPY ? 1 : a->op == IXJ_OP_FILL ? 0 : -1;
   if (want >= 0 && a->num_src_text != want)
-    return cli_error(CLI_USAGE, "%s takes %d --src", argv[0], want);
+    return cli_error(CLI_USAGE, "%s takes %d --src", a->op_name, want);
   if (want < 0 && a->num_src_text < 1) return cli_error(CLI_USAGE, "cat takes one or more --src");
   if (a->num_src_file && a->num_src_file != a->num_src_text)
     return cli_error(CLI_USAGE, "give a --src-file for every --src, in order, or none");
   if (a->op == IXJ_OP_FILL && run && !a->value_hex) return cli_error(CLI_USAGE, "fill needs --value HEX");
+  if (a->op != IXJ_OP_FILL && a->value_hex) return cli_error(CLI_USAGE, "--value is for fill only");
+  if (a->op != IXJ_OP_CAT && a->axis) return cli_error(CLI_USAGE, "--axis is for cat only");
   return CLI_OK;
 }
 
@@ -124,7 +192,8 @@ int cmd_emit(int argc, char **argv) {
   char *text = NULL;
   target_spec target;
   int rc = parse_op_args(argc, argv, false, &a);
-  if (rc == CLI_OK) rc = parse_target(a.target, &target);
+  if (rc != CLI_OK || a.help) return rc;
+  rc = parse_target(a.target, &target);
   if (rc == CLI_OK && target.kind == TARGET_CUBIN && !a.out_file) rc = cli_error(CLI_USAGE, "a CUBIN needs --out FILE");
   if (rc == CLI_OK) rc = parse_ixfuns(&a, &dst, srcs);
   if (rc == CLI_OK && ixj_context_create(&(ixj_context_options){.num_threads = 1, .disk_cache = -1}, &ctx, &err) != IXJ_OK)
@@ -237,6 +306,70 @@ static ixj_status run_on_gpu(ixj_context *ctx, const op_args *a, ixj_operand *d,
   return st;
 }
 
+/* What `ixjit run` reports: the same facts as lines or as JSON. */
+typedef struct run_report {
+  const char *op, *target;
+  const ixj_call_info *info;
+  double bytes; /* read + written */
+  int check;    /* -1 not asked, 0 mismatch, 1 identical */
+} run_report;
+
+/* Where the kernel came from, truthfully: a plan without a kernel (a plain
+ * memory copy, an empty operation) has no cache entry at all. */
+static const char *kernel_source(const ixj_call_info *info) {
+  if (!strcmp(info->strategy, "memcpy")) return "none";
+  if (!strcmp(info->strategy, "empty")) return "none";
+  return info->cache_hit ? "memory" : info->disk_hit ? "disk" : "compiled";
+}
+
+static void print_run(const run_report *r) {
+  const ixj_call_info *info = r->info;
+  const char *from = kernel_source(info);
+  char t[32];
+  printf("strategy: %s\n", info->strategy);
+  if (!strcmp(info->strategy, "empty")) {
+    printf("cache: none (nothing to move: the destination has no elements)\n");
+    printf("kernel: none (0 bytes)\n");
+  } else {
+    if (!strcmp(from, "none")) {
+      printf("cache: none (a plain memory copy needs no kernel)\n");
+    } else if (!strcmp(from, "memory")) {
+      printf("cache: hit (memory)\n");
+    } else {
+      cli_format_ms(info->compile_ms, t, sizeof t);
+      printf(!strcmp(from, "disk") ? "cache: hit (disk, loaded in %s)\n" : "cache: miss (compiled in %s)\n", t);
+    }
+    cli_format_ms(info->run_ms, t, sizeof t);
+    if (info->run_ms > 0)
+      printf("%s: %s, %.2f GB/s (bytes read + written)\n", strcmp(from, "none") ? "kernel" : "memcpy", t,
+             r->bytes / (info->run_ms * 1e6));
+    else
+      printf("%s: below the clock's resolution\n", strcmp(from, "none") ? "kernel" : "memcpy");
+  }
+  if (r->check >= 0) printf("check: %s\n", r->check ? "ok (identical to the reference interpreter)" : "MISMATCH");
+}
+
+/* The same as one JSON object (NULL when out of memory). */
+static cJSON *run_json(const run_report *r) {
+  const ixj_call_info *info = r->info;
+  const char *from = kernel_source(info);
+  cJSON *o = cJSON_CreateObject();
+  bool ok = o && cJSON_AddStringToObject(o, "operation", r->op) && cJSON_AddStringToObject(o, "target", r->target) &&
+            cJSON_AddStringToObject(o, "strategy", info->strategy) && cJSON_AddStringToObject(o, "kernel", from) &&
+            cJSON_AddNumberToObject(o, "bytes", r->bytes) && cJSON_AddNumberToObject(o, "run_ms", info->run_ms);
+  if (ok && (!strcmp(from, "disk") || !strcmp(from, "compiled")))
+    ok = cJSON_AddNumberToObject(o, !strcmp(from, "disk") ? "load_ms" : "compile_ms", info->compile_ms) != NULL;
+  if (ok)
+    ok = info->run_ms > 0 ? cJSON_AddNumberToObject(o, "gb_per_s", r->bytes / (info->run_ms * 1e6)) != NULL
+                          : cJSON_AddNullToObject(o, "gb_per_s") != NULL;
+  if (ok && r->check >= 0) ok = cJSON_AddBoolToObject(o, "check", r->check) != NULL;
+  if (!ok) {
+    cJSON_Delete(o);
+    return NULL;
+  }
+  return o;
+}
+
 int cmd_run(int argc, char **argv) {
   op_args a;
   ixj_ixfun *dst = NULL, *srcs[IXJ_MAX_CAT_INPUTS] = {0};
@@ -246,6 +379,7 @@ int cmd_run(int argc, char **argv) {
   ixj_context *ctx = NULL;
   ixj_error err;
   int rc = parse_op_args(argc, argv, true, &a);
+  if (rc != CLI_OK || a.help) return rc;
   bool gpu = !strcmp(a.target, "cuda");
   if (rc == CLI_OK && !gpu && strcmp(a.target, "llvm") && strcmp(a.target, "cpu"))
     rc = cli_error(CLI_USAGE, "--target %s: run takes cpu (llvm) or cuda", a.target);
@@ -291,19 +425,19 @@ int cmd_run(int argc, char **argv) {
       rc = cli_error(CLI_FAILED, "%s", err.message);
     } else {
       double bytes = (double)ixj_ixfun_num_points(dst) * (double)a.elem_size * (a.op == IXJ_OP_FILL ? 1 : 2);
-      printf("strategy: %s\n", info.strategy);
-      if (info.cache_hit) printf("cache: hit (memory)\n");
-      else if (info.disk_hit) printf("cache: hit (disk, loaded in %.2f ms)\n", info.compile_ms);
-      else printf("cache: miss (compiled in %.2f ms)\n", info.compile_ms);
-      printf("kernel: %.3f ms, %.2f GB/s (bytes read + written)\n", info.run_ms,
-             info.run_ms > 0 ? bytes / (info.run_ms * 1e6) : 0.0);
+      int check = -1; /* -1 not asked, 0 mismatch, 1 identical */
       if (a.check) {
         st = a.op == IXJ_OP_COPY ? ixj_reference_copy(&rd, &(ixj_operand){sbuf[0], ssize[0], srcs[0]}, a.elem_size, &err)
              : a.op == IXJ_OP_FILL ? ixj_reference_fill(&rd, value, a.elem_size, &err)
                                    : ixj_reference_cat(&rd, a.axis, a.num_src_text, s, a.elem_size, &err);
-        bool same = st == IXJ_OK && !memcmp(ref, dbuf, dsize);
-        printf("check: %s\n", same ? "ok (identical to the reference interpreter)" : "MISMATCH");
-        if (!same) rc = CLI_FAILED;
+        check = st == IXJ_OK && !memcmp(ref, dbuf, dsize);
+        if (!check) rc = CLI_FAILED;
+      }
+      run_report r = {a.op_name, gpu ? "cuda" : ixj_context_target(ctx), &info, bytes, check};
+      if (a.json) {
+        if (cli_json_print(run_json(&r), stdout) != CLI_OK) rc = CLI_FAILED;
+      } else {
+        print_run(&r);
       }
       if (rc == CLI_OK && a.out_file) {
         FILE *f = fopen(a.out_file, "wb");

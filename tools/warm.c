@@ -1,4 +1,4 @@
-/* `ixjit warm [--cache DIR] [--target cpu|cuda:sm_XY]... [-j N] FILE...`:
+/* `ixjit warm [--cache DIR] [--target cpu|cpu:NAME[+F,...]|cuda:sm_XY]... [-j N] [--json] FILE...`:
  * compile every signature of recorded or hand-written spec files into the
  * disk cache, for each target (CUDA targets need NVRTC, not a GPU).
  *
@@ -22,59 +22,101 @@
 
 #define MAX_TARGETS 16
 #define MAX_JOBS 256
-#define USAGE "ixjit warm [--cache DIR] [--target cpu|cuda:sm_XY]... [-j N] FILE..."
+
+static const char usage[] =
+    "usage: ixjit warm [options] FILE...\n"
+    "Compiles every signature of the record files (IXJIT_RECORD=FILE writes them; the format is in\n"
+    "include/ixjit/record.h; '-' is standard input) into the disk cache, for each target, without running\n"
+    "anything. Identical lines are warmed once; a bad line is reported with its file and line, the rest go on.\n"
+    "  --cache DIR      the cache directory (default: IXJIT_CACHE_DIR, else ~/.cache/ixjit)\n"
+    "  --target T       repeatable; default cpu:\n"
+    "                     cpu                    this machine's CPU\n"
+    "                     cpu:NAME[+F,F,...]     another x86-64 CPU (an LLVM CPU name: znver3, skylake-avx512,\n"
+    "                                            x86-64-v3, ...) and its whole list of enabled features; the\n"
+    "                                            kernels are loaded only on a host with exactly that name and\n"
+    "                                            those features: `ixjit --version` prints a host's spec. NAME\n"
+    "                                            alone uses LLVM's features for it, which no host reports.\n"
+    "                     cuda:sm_XY             CUDA GPUs of compute capability X.Y (NVRTC; no GPU needed)\n"
+    "  -j, --jobs N     compile N signatures at once (default: the online CPUs; at most 256)\n"
+    "  --json           print the summary (and each failure) as one JSON object\n"
+    "  -h, --help       this text\n"
+    "Options take --opt=VALUE or --opt VALUE. Exit status: 0 done, 1 a failed signature, a bad line or an\n"
+    "unreadable file, 2 bad arguments.\n";
 
 /* ---- options ----------------------------------------------------------------- */
 
+typedef struct warm_target {
+  enum { WARM_HOST, WARM_CPU, WARM_CUDA } kind;
+  const char *arg;  /* WARM_CPU: "NAME[+F,...]"; WARM_CUDA: "sm_XY" */
+  const char *name; /* as given, for messages: "cpu", "cpu:znver3", "cuda:sm_90" */
+} warm_target;
+
 typedef struct warm_options {
-  const char *dir;                  /* NULL: the default cache directory */
-  const char *targets[MAX_TARGETS]; /* "cpu" or "sm_XY" */
+  const char *dir; /* NULL: the default cache directory */
+  warm_target targets[MAX_TARGETS];
   int num_targets;
-  long jobs;
+  uint64_t jobs;
+  bool json;
   char **files; /* argv's, in order */
   int num_files;
 } warm_options;
 
-static bool parse_long(const char *s, long lo, long hi, long *out) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (!*s || *end || v < lo || v > hi) return false;
-  *out = v;
-  return true;
+/* --target T: CLI_OK, or the exit status of a usage error (reported). */
+static int add_target(warm_options *o, const char *t) {
+  if (o->num_targets == MAX_TARGETS) return cli_error(CLI_USAGE, "at most %d --target", MAX_TARGETS);
+  warm_target *w = &o->targets[o->num_targets];
+  int cc;
+  char tail;
+  if (!strcmp(t, "cpu")) *w = (warm_target){WARM_HOST, NULL, t};
+  else if (!strncmp(t, "cpu:", 4) && t[4] && t[4] != '+') *w = (warm_target){WARM_CPU, t + 4, t};
+  else if (!strncmp(t, "cuda:", 5) && sscanf(t + 5, "sm_%d%c", &cc, &tail) == 1 && cc > 0) *w = (warm_target){WARM_CUDA, t + 5, t};
+  else return cli_error(CLI_USAGE, "--target %s: use cpu, cpu:NAME[+FEATURES] or cuda:sm_XY", t);
+  o->num_targets++;
+  return CLI_OK;
 }
 
-/* CLI_OK with *o filled (o->files to free), or the exit status of a usage error. */
+/* CLI_OK with *o filled (o->files to free), CLI_HELP after printing the
+ * usage, or the exit status of a usage error. */
 static int parse_options(int argc, char **argv, warm_options *o) {
+  static const struct option longopts[] = {{"cache", required_argument, NULL, 'c'},
+                                           {"target", required_argument, NULL, 't'},
+                                           {"jobs", required_argument, NULL, 'j'},
+                                           {"json", no_argument, NULL, 'J'},
+                                           {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
-  o->jobs = sysconf(_SC_NPROCESSORS_ONLN);
-  o->files = calloc((size_t)argc + 1, sizeof *o->files);
-  if (!o->files) return cli_error(CLI_FAILED, "out of memory");
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  o->jobs = cpus < 1 ? 1 : cpus > MAX_JOBS ? MAX_JOBS : (uint64_t)cpus;
+  cli_parser p;
+  if (!cli_parser_init(&p, "ixjit warm", argc, argv, usage)) return CLI_FAILED;
   int rc = CLI_OK;
-  for (int k = 0; k < argc && rc == CLI_OK; k++) {
-    if (!strcmp(argv[k], "--cache") && k + 1 < argc) {
-      o->dir = argv[++k];
-    } else if (!strcmp(argv[k], "-j") && k + 1 < argc) {
-      if (!parse_long(argv[++k], 1, MAX_JOBS, &o->jobs)) rc = cli_error(CLI_USAGE, "-j takes 1..%d", MAX_JOBS);
-    } else if (!strcmp(argv[k], "--target") && k + 1 < argc) {
-      const char *t = argv[++k];
-      int cc;
-      if (o->num_targets == MAX_TARGETS ||
-          (strcmp(t, "cpu") && (strncmp(t, "cuda:", 5) || sscanf(t + 5, "sm_%d", &cc) != 1)))
-        rc = cli_error(CLI_USAGE, "--target %s: use cpu or cuda:sm_XY (at most %d targets)", t, MAX_TARGETS);
-      else
-        o->targets[o->num_targets++] = strcmp(t, "cpu") ? t + 5 : t;
-    } else if (argv[k][0] == '-' && argv[k][1]) {
-      rc = cli_error(CLI_USAGE, "unknown option '%s' (usage: " USAGE ")", argv[k]);
-    } else {
-      o->files[o->num_files++] = argv[k];
+  bool help = false;
+  for (int opt; rc == CLI_OK && (opt = cli_next(&p, "j:", longopts)) != -1;) {
+    switch (opt) {
+    case 'c': o->dir = p.optarg; break;
+    case 't': rc = add_target(o, p.optarg); break;
+    case 'j': rc = cli_count("-j", p.optarg, 1, MAX_JOBS, &o->jobs) ? CLI_OK : CLI_USAGE; break;
+    case 'J': o->json = true; break;
+    case CLI_HELP: help = true; break;
+    default: rc = CLI_USAGE; break; /* reported */
     }
   }
-  if (rc == CLI_OK && !o->num_files) rc = cli_error(CLI_USAGE, "usage: " USAGE);
-  if (rc != CLI_OK) {
-    free(o->files);
-    o->files = NULL;
+  int n;
+  char **files = cli_positional(&p, &n);
+  /* `ixjit warm help` asks for the usage, unless a file of that name is there */
+  if (rc == CLI_OK && n == 1 && !strcmp(files[0], "help") && access(files[0], F_OK) != 0) help = true;
+  if (rc == CLI_OK && help) {
+    fputs(usage, stdout);
+    rc = CLI_HELP;
+  } else if (rc == CLI_OK && !n) {
+    rc = cli_error(CLI_USAGE, "no FILE to warm (ixjit warm --help)");
+  } else if (rc == CLI_OK && !(o->files = calloc((size_t)n, sizeof *o->files))) {
+    rc = cli_error(CLI_FAILED, "out of memory");
   }
-  if (!o->num_targets) o->targets[o->num_targets++] = "cpu";
+  if (rc == CLI_OK) {
+    for (int k = 0; k < n; k++) o->files[o->num_files++] = files[k];
+  }
+  cli_parser_free(&p);
+  if (rc == CLI_OK && !o->num_targets) o->targets[o->num_targets++] = (warm_target){WARM_HOST, NULL, "cpu"};
   return rc;
 }
 
@@ -161,7 +203,7 @@ static int read_specs(const warm_options *o, spec_list *l) {
 /* One spec for one target. */
 typedef struct warm_item {
   const spec *spec;
-  const char *target; /* "cpu" or "sm_XY" */
+  const warm_target *target;
   ixj_warm_outcome outcome;
   ixj_status status;
   char message[IXJ_ERROR_MESSAGE_SIZE];
@@ -198,20 +240,22 @@ static void *warm_worker(void *arg) {
     const ixj_record *r = &it->spec->rec;
     const ixj_ixfun *const *srcs = (const ixj_ixfun *const *)r->srcs;
     ixj_error err;
-    it->status = !strcmp(it->target, "cpu")
-                     ? ixj_warm(w->ctx, r->op, r->dst, r->num_srcs, srcs, r->axis, r->elem_size, r->aligned,
-                                &it->outcome, &err)
-                     : ixj_warm_cuda(w->ctx, it->target, r->op, r->dst, r->num_srcs, srcs, r->axis, r->elem_size,
-                                     r->aligned, &it->outcome, &err);
+    const warm_target *t = it->target;
+    it->status = t->kind == WARM_HOST ? ixj_warm(w->ctx, r->op, r->dst, r->num_srcs, srcs, r->axis, r->elem_size,
+                                                 r->aligned, &it->outcome, &err)
+                 : t->kind == WARM_CPU ? ixj_warm_cpu(w->ctx, t->arg, r->op, r->dst, r->num_srcs, srcs, r->axis,
+                                                      r->elem_size, r->aligned, &it->outcome, &err)
+                                       : ixj_warm_cuda(w->ctx, t->arg, r->op, r->dst, r->num_srcs, srcs, r->axis,
+                                                       r->elem_size, r->aligned, &it->outcome, &err);
     if (it->status != IXJ_OK) snprintf(it->message, sizeof it->message, "%s", err.message);
     progress(w, atomic_fetch_add(&w->done, 1) + 1);
   }
 }
 
 /* Runs every item on `jobs` threads, the caller's included. */
-static void run_workers(ixj_context *ctx, warm_item *items, int count, long jobs) {
+static void run_workers(ixj_context *ctx, warm_item *items, int count, uint64_t jobs) {
   warm_run w = {ctx, items, count, 0, 0, isatty(2), PTHREAD_MUTEX_INITIALIZER};
-  int nthreads = (int)(jobs < count ? jobs : count > 0 ? count : 1);
+  int nthreads = (int)(jobs < (uint64_t)count ? jobs : count > 0 ? (uint64_t)count : 1);
   pthread_t th[MAX_JOBS];
   int started = 0;
   for (; started < nthreads - 1; started++)
@@ -222,29 +266,69 @@ static void run_workers(ixj_context *ctx, warm_item *items, int count, long jobs
 
 /* ---- report -------------------------------------------------------------------- */
 
-/* Each failure on stderr, then the summary line; the exit status. */
-static int report(const warm_item *items, int count, const spec_list *l, int num_targets, const char *dir) {
-  int compiled = 0, present = 0, failed = 0;
+/* The counts of a run. */
+typedef struct warm_tally {
+  int compiled, present, failed;
+} warm_tally;
+
+static warm_tally tally_items(const warm_item *items, int count) {
+  warm_tally t = {0, 0, 0};
   for (int k = 0; k < count; k++) {
-    if (items[k].status != IXJ_OK) {
-      fprintf(stderr, "%s (%s): failed: %s\n", items[k].spec->where, items[k].target, items[k].message);
-      failed++;
-    } else if (items[k].outcome == IXJ_WARM_COMPILED) {
-      compiled++;
-    } else {
-      present++;
-    }
+    if (items[k].status != IXJ_OK) t.failed++;
+    else if (items[k].outcome == IXJ_WARM_COMPILED) t.compiled++;
+    else t.present++;
   }
+  return t;
+}
+
+/* Each failure on stderr, then the summary line. */
+static void report_text(const warm_item *items, int count, const spec_list *l, const warm_options *o, const char *dir) {
+  warm_tally t = tally_items(items, count);
+  for (int k = 0; k < count; k++)
+    if (items[k].status != IXJ_OK)
+      fprintf(stderr, "%s (%s): failed: %s\n", items[k].spec->where, items[k].target->name, items[k].message);
   printf("warm: %d signatures x %d target%s into %s: %d compiled, %d already present (or need no kernel), %d failed; "
          "%d bad lines\n",
-         l->count, num_targets, num_targets > 1 ? "s" : "", dir, compiled, present, failed, l->bad);
-  return failed || l->bad ? CLI_FAILED : CLI_OK;
+         l->count, o->num_targets, o->num_targets > 1 ? "s" : "", dir, t.compiled, t.present, t.failed, l->bad);
+}
+
+/* The same as one JSON object on stdout (bad lines are still reported on
+ * stderr as they are read). */
+static int report_json(const warm_item *items, int count, const spec_list *l, const warm_options *o, const char *dir) {
+  warm_tally t = tally_items(items, count);
+  cJSON *doc = cJSON_CreateObject(), *targets = cJSON_CreateArray(), *failures = cJSON_CreateArray();
+  bool ok = doc && targets && failures;
+  if (ok) {
+    cJSON_AddItemToObject(doc, "targets", targets);
+    cJSON_AddItemToObject(doc, "failures", failures);
+  } else {
+    cJSON_Delete(targets);
+    cJSON_Delete(failures);
+  }
+  ok = ok && cJSON_AddStringToObject(doc, "cache_dir", dir) && cJSON_AddNumberToObject(doc, "signatures", l->count) &&
+       cJSON_AddNumberToObject(doc, "compiled", t.compiled) && cJSON_AddNumberToObject(doc, "present", t.present) &&
+       cJSON_AddNumberToObject(doc, "failed", t.failed) && cJSON_AddNumberToObject(doc, "bad_lines", l->bad);
+  for (int k = 0; ok && k < o->num_targets; k++) ok = cJSON_AddItemToArray(targets, cJSON_CreateString(o->targets[k].name));
+  for (int k = 0; ok && k < count; k++) {
+    if (items[k].status == IXJ_OK) continue;
+    cJSON *f = cJSON_CreateObject();
+    ok = f && cJSON_AddItemToArray(failures, f) && cJSON_AddStringToObject(f, "where", items[k].spec->where) &&
+         cJSON_AddStringToObject(f, "target", items[k].target->name) &&
+         cJSON_AddStringToObject(f, "status", ixj_status_name(items[k].status)) &&
+         cJSON_AddStringToObject(f, "message", items[k].message);
+  }
+  if (!ok) {
+    cJSON_Delete(doc);
+    doc = NULL;
+  }
+  return cli_json_print(doc, stdout);
 }
 
 int cmd_warm(int argc, char **argv) {
   warm_options o;
   spec_list specs;
   int rc = parse_options(argc, argv, &o);
+  if (rc == CLI_HELP) return CLI_OK;
   if (rc != CLI_OK) return rc;
   rc = read_specs(&o, &specs);
   free(o.files);
@@ -258,9 +342,12 @@ int cmd_warm(int argc, char **argv) {
   if (rc == CLI_OK && !items) rc = cli_error(CLI_FAILED, "out of memory");
   if (rc == CLI_OK) {
     for (int k = 0; k < count; k++)
-      items[k] = (warm_item){&specs.items[k / o.num_targets], o.targets[k % o.num_targets], 0, IXJ_OK, ""};
+      items[k] = (warm_item){&specs.items[k / o.num_targets], &o.targets[k % o.num_targets], 0, IXJ_OK, ""};
     run_workers(ctx, items, count, o.jobs);
-    rc = report(items, count, &specs, o.num_targets, ixj_context_cache_dir(ctx));
+    const char *dir = ixj_context_cache_dir(ctx);
+    if (o.json) rc = report_json(items, count, &specs, &o, dir);
+    else report_text(items, count, &specs, &o, dir);
+    if (rc == CLI_OK) rc = tally_items(items, count).failed || specs.bad ? CLI_FAILED : CLI_OK;
   }
   free(items);
   ixj_context_destroy(ctx);

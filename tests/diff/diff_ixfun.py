@@ -30,7 +30,7 @@ def parse_eval(out):
 
 def batch(ixjit, command, texts):
     """`ixjit COMMAND -` over many lines: per text, its output lines or an error."""
-    r = subprocess.run([ixjit, command, "-"], input="".join(t + "\n" for t in texts), capture_output=True, text=True)
+    r = subprocess.run([ixjit, command, "--inline-errors", "-"], input="".join(t + "\n" for t in texts), capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"ixjit {command} - failed: {r.stderr}")
     lines, out, k = r.stdout.split("\n"), [], 0
