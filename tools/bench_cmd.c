@@ -33,16 +33,21 @@ static const char usage_text[] =
     "  --help              this text\n"
     "Exit status: 0 done, 1 a regression or a failed case, 2 bad arguments or suite.\n";
 
+/* "1,2,4": each a count 1..1024 read by the library's one parser (ixj_parse_count). */
 static bool parse_list(const char *text, int *count, int *threads) {
   *count = 0;
   for (const char *s = text;;) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || v < 1 || v > 1024 || *count == BENCH_MAX_THREADS) return false;
+    const char *comma = strchr(s, ',');
+    size_t n = comma ? (size_t)(comma - s) : strlen(s);
+    char one[24];
+    uint64_t v;
+    if (n == 0 || n >= sizeof one || *count == BENCH_MAX_THREADS) return false;
+    memcpy(one, s, n);
+    one[n] = '\0';
+    if (ixj_parse_count(one, 1, 1024, &v, NULL) != IXJ_OK) return false;
     threads[(*count)++] = (int)v;
-    if (!*end) return true;
-    if (*end != ',') return false;
-    s = end + 1;
+    if (!comma) return true;
+    s = comma + 1;
   }
 }
 
@@ -119,15 +124,17 @@ int cmd_bench(int argc, char **argv) {
       break;
     case 's':
       scale = strtod(optarg, &end);
-      if (*end || !(scale > 0 && scale <= 1000)) status = cli_error(CLI_USAGE, "--size-scale: expected a number in (0, 1000], got '%s'", optarg);
+      if (*end || end == optarg || !(scale > 0 && scale <= 1000)) status = cli_error(CLI_USAGE, "--size-scale: expected a number in (0, 1000], got '%s'", optarg);
       break;
-    case 'r':
-      o.reps = (int)strtol(optarg, &end, 10);
-      if (*end || o.reps < 1 || o.reps > BENCH_MAX_REPS) status = cli_error(CLI_USAGE, "--reps: expected 1..%d, got '%s'", BENCH_MAX_REPS, optarg);
+    case 'r': {
+      uint64_t reps;
+      if (!cli_count("--reps", optarg, 1, BENCH_MAX_REPS, &reps)) status = CLI_USAGE;
+      else o.reps = (int)reps;
       break;
+    }
     case 'm':
       min_ms = strtod(optarg, &end);
-      if (*end || !(min_ms >= 0 && min_ms <= 60000)) status = cli_error(CLI_USAGE, "--min-time: expected milliseconds, got '%s'", optarg);
+      if (*end || end == optarg || !(min_ms >= 0 && min_ms <= 60000)) status = cli_error(CLI_USAGE, "--min-time: expected milliseconds, got '%s'", optarg);
       break;
     case 'p': peers = optarg; break;
     case 'G': gpu = false; break;
@@ -137,7 +144,7 @@ int cmd_bench(int argc, char **argv) {
     case 'b': baseline = optarg; break;
     case 'T':
       threshold = strtod(optarg, &end);
-      if (*end || !(threshold >= 0)) status = cli_error(CLI_USAGE, "--threshold: expected a percentage, got '%s'", optarg);
+      if (*end || end == optarg || !(threshold >= 0)) status = cli_error(CLI_USAGE, "--threshold: expected a percentage, got '%s'", optarg);
       break;
     case 'i': input = optarg; break;
     case 'h':
