@@ -94,8 +94,18 @@ void pyixj_context_free_default(void) { Py_CLEAR(default_ctx); }
 
 static ixj_context *C(PyObject *self) { return ((pyixj_context_obj *)self)->ctx; }
 
+/* Context.__new__ without __init__ leaves no ixj_context: refuse to use it. */
+#define REQUIRE_CTX(self)                                                   \
+  do {                                                                      \
+    if (!C(self)) {                                                         \
+      PyErr_SetString(PyExc_RuntimeError, "ixjit.Context was not initialized"); \
+      return NULL;                                                          \
+    }                                                                       \
+  } while (0)
+
 static PyObject *context_cache_stats(PyObject *self, PyObject *unused) {
   (void)unused;
+  REQUIRE_CTX(self);
   ixj_cache_stats s;
   ixj_context_cache_stats(C(self), &s);
   return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:d,s:K}", "hits", (unsigned long long)s.hits, "misses",
@@ -134,6 +144,7 @@ static void warm_line(ixj_context *ctx, const char *arch, const char *line, int 
 
 static PyObject *context_warm(PyObject *self, PyObject *args, PyObject *kw) {
   static char *names[] = {"file", "target", NULL};
+  REQUIRE_CTX(self);
   PyObject *path;
   const char *target = "cpu";
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|s:warm", names, PyUnicode_FSConverter, &path, &target)) return NULL;
@@ -183,22 +194,26 @@ static PyObject *context_warm(PyObject *self, PyObject *args, PyObject *kw) {
 
 static PyObject *get_threads(PyObject *self, void *c) {
   (void)c;
+  REQUIRE_CTX(self);
   return PyLong_FromLong(ixj_context_num_threads(C(self)));
 }
 
 static PyObject *get_target(PyObject *self, void *c) {
   (void)c;
+  REQUIRE_CTX(self);
   return PyUnicode_FromString(ixj_context_target(C(self)));
 }
 
 static PyObject *get_cache_dir(PyObject *self, void *c) {
   (void)c;
+  REQUIRE_CTX(self);
   const char *d = ixj_context_cache_dir(C(self));
   if (!d) Py_RETURN_NONE;
   return PyUnicode_DecodeFSDefault(d);
 }
 
 static PyObject *context_repr(PyObject *self) {
+  REQUIRE_CTX(self);
   const char *d = ixj_context_cache_dir(C(self));
   return PyUnicode_FromFormat("ixjit.Context(threads=%d, target=%s, cache_dir=%s)", ixj_context_num_threads(C(self)),
                               ixj_context_target(C(self)), d ? d : "None");

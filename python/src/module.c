@@ -371,6 +371,7 @@ static PyMethodDef module_methods[] = {
 static void module_free(void *m) {
   (void)m;
   pyixj_context_free_default();
+  pyixj_layouts_free();
 }
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,

@@ -65,7 +65,9 @@ int pyixj_layout(const pyixj_view *v, int64_t unit, int64_t *shape, int64_t *str
   bool empty = false;
   for (int k = 0; k < v->ndim; k++) {
     shape[k] = v->shape[k];
-    strides[k] = v->strides[k] / unit; /* exact: pyixj_common_unit divides them (or the extent is <= 1) */
+    /* exact: pyixj_common_unit divides them; a dim of extent <= 1 is never
+     * stepped, so its stride (arbitrary in NumPy) is 0, one layout for all */
+    strides[k] = shape[k] > 1 ? v->strides[k] / unit : 0;
     if (shape[k] == 0) empty = true;
     if (shape[k] < 0) {
       pyixj_raise_msg(IXJ_ERR_INVALID_ARGUMENT, "extent %lld of dim %d is negative", (long long)shape[k], k);
@@ -102,6 +104,37 @@ int pyixj_layout(const pyixj_view *v, int64_t unit, int64_t *shape, int64_t *str
   return rank;
 }
 
+/* Index functions by layout, so that a call on arrays seen before makes
+ * none (a malloc, the validation and a free were most of a cache hit's
+ * cost). The table is read and filled under the GIL; a slot, once filled,
+ * is never replaced or freed while the module lives, because a call that
+ * released the GIL may still be using its index function. A layout whose
+ * slot is taken gets an index function of its own per call. */
+#define LAYOUT_SLOTS 512
+typedef struct layout_slot {
+  int rank; /* 0: empty (a rank-0 layout is not kept) */
+  int64_t shape[IXJ_MAX_RANK], strides[IXJ_MAX_RANK];
+  ixj_ixfun *f;
+} layout_slot;
+static layout_slot layouts[LAYOUT_SLOTS];
+
+static size_t layout_hash(int rank, const int64_t *shape, const int64_t *strides) {
+  uint64_t h = (uint64_t)rank * 0x9e3779b97f4a7c15u;
+  for (int k = 0; k < rank; k++) {
+    h = (h ^ (uint64_t)shape[k]) * 0x100000001b3u;
+    h = (h ^ (uint64_t)strides[k]) * 0x100000001b3u;
+  }
+  return (size_t)((h ^ (h >> 29)) % LAYOUT_SLOTS);
+}
+
+void pyixj_layouts_free(void) {
+  for (int k = 0; k < LAYOUT_SLOTS; k++) {
+    ixj_ixfun_free(layouts[k].f);
+    layouts[k].f = NULL;
+    layouts[k].rank = 0;
+  }
+}
+
 int pyixj_operand_from_view(const pyixj_view *v, int64_t unit, pyixj_operand *o) {
   memset(o, 0, sizeof *o);
   int64_t shape[IXJ_MAX_RANK], strides[IXJ_MAX_RANK], lo, span;
@@ -113,10 +146,31 @@ int pyixj_operand_from_view(const pyixj_view *v, int64_t unit, pyixj_operand *o)
     pyixj_raise_msg(IXJ_ERR_INVALID_ARGUMENT, "the array's bytes wrap around the address space");
     return -1;
   }
+  layout_slot *slot = NULL;
+  if (rank > 0) {
+    slot = &layouts[layout_hash(rank, shape, strides)];
+    size_t bytes = sizeof(int64_t) * (size_t)rank;
+    if (slot->rank == rank && !memcmp(slot->shape, shape, bytes) && !memcmp(slot->strides, strides, bytes)) {
+      o->borrowed = true;
+      o->ixfun = slot->f;
+      o->lo = lo;
+      o->op.ixfun = slot->f;
+      o->op.data = span ? v->ptr + lo * unit : v->ptr;
+      o->op.size_bytes = (size_t)(span * unit);
+      return 0;
+    }
+  }
   ixj_error err;
   if (ixj_ixfun_strided(rank, shape, strides, -lo, &o->ixfun, &err) != IXJ_OK) {
     pyixj_raise(&err);
     return -1;
+  }
+  if (slot && slot->rank == 0) { /* the slot is free: the table keeps it */
+    slot->rank = rank;
+    memcpy(slot->shape, shape, sizeof(int64_t) * (size_t)rank);
+    memcpy(slot->strides, strides, sizeof(int64_t) * (size_t)rank);
+    slot->f = o->ixfun;
+    o->borrowed = true;
   }
   o->lo = lo;
   o->op.ixfun = o->ixfun;

@@ -89,6 +89,8 @@ int pyixj_operand_from_view(const pyixj_view *v, int64_t unit, pyixj_operand *o)
  * element 0 at the buffer's start, its bytes the buffer's. */
 int pyixj_operand_raw(const pyixj_view *v, const ixj_ixfun *f, pyixj_operand *o);
 void pyixj_operand_clear(pyixj_operand *o);
+/* Frees the index functions kept by layout (module teardown only). */
+void pyixj_layouts_free(void);
 /* The shape and element strides an operand_from_view would use, without an
  * index function (prepared kernels compare them per call). rank -1 on error. */
 int pyixj_layout(const pyixj_view *v, int64_t unit, int64_t *shape, int64_t *strides, int64_t *lo, int64_t *span);

@@ -92,28 +92,9 @@ static int from_buffer(PyObject *obj, int how, const char *what, pyixj_view *v) 
 
 static bool cuda_type(int t) { return t == kDLCUDA || t == kDLCUDAManaged; }
 
-/* The device of a DLPack producer, asked before the export so that a CUDA
- * tensor without a usable GPU fails cleanly, before anything is exported. */
-static int dlpack_device(PyObject *obj, const char *what, int *type, int *id) {
-  PyObject *dev = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
-  if (!dev) return -1;
-  int ok = PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2;
-  if (ok) {
-    *type = (int)PyLong_AsLong(PyTuple_GET_ITEM(dev, 0));
-    *id = (int)PyLong_AsLong(PyTuple_GET_ITEM(dev, 1));
-    ok = !PyErr_Occurred();
-  }
-  Py_DECREF(dev);
-  if (!ok) {
-    if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s: __dlpack_device__ did not return (type, id)", what);
-    return -1;
-  }
-  return 0;
-}
-
 /* obj.__dlpack__(**kw), retried without the keywords an older producer
  * (DLPack < 1.0: NumPy < 2.1, PyTorch < 2.3) does not take. */
-static PyObject *export_capsule(PyObject *obj, bool gpu, bool write) {
+static PyObject *export_capsule(PyObject *obj, bool write) {
   PyObject *method = PyObject_GetAttrString(obj, "__dlpack__");
   if (!method) return NULL;
   PyObject *capsule = NULL;
@@ -127,12 +108,6 @@ static PyObject *export_capsule(PyObject *obj, bool gpu, bool write) {
       Py_XDECREF(ver);
       /* a destination must be the producer's own memory, never a copy of it */
       if (write) bad |= PyDict_SetItemString(kw, "copy", Py_False) < 0;
-    }
-    if (gpu) {
-      /* the legacy default stream: ixjit's CUDA calls here run on it */
-      PyObject *one = PyLong_FromLong(1);
-      bad |= !one || PyDict_SetItemString(kw, "stream", one) < 0;
-      Py_XDECREF(one);
     }
     if (!bad) {
       PyObject *empty = PyTuple_New(0);
@@ -198,25 +173,28 @@ static int from_dltensor(const DLTensor *t, const char *what, pyixj_view *v) {
   return 0;
 }
 
-static int from_dlpack(PyObject *obj, int how, const char *what, pyixj_view *v) {
-  int type = kDLCPU, id = 0;
-  if (dlpack_device(obj, what, &type, &id) < 0) return -1;
-  if (type != kDLCPU && type != kDLCUDAHost && !cuda_type(type)) {
-    pyixj_raise_msg(IXJ_ERR_INVALID_ARGUMENT, "%s: DLPack device type %d is not supported (CPU and CUDA only)", what, type);
+/* A CUDA tensor needs a GPU of device 0 here; otherwise it is refused
+ * (ixjit.Unavailable) before any of it is read. */
+static int check_cuda(const DLTensor *t, const char *what) {
+  if (!cuda_type(t->device.device_type)) return 0;
+  ixj_error err;
+  if (ixj_cuda_available(NULL, &err) != IXJ_OK) {
+    pyixj_raise_msg(IXJ_ERR_UNAVAILABLE, "%s is a CUDA tensor: %s", what, err.message);
     return -1;
   }
-  if (cuda_type(type)) {
-    ixj_error err;
-    if (ixj_cuda_available(NULL, &err) != IXJ_OK) {
-      pyixj_raise_msg(IXJ_ERR_UNAVAILABLE, "%s is a CUDA tensor: %s", what, err.message);
-      return -1;
-    }
-    if (id != 0) {
-      pyixj_raise_msg(IXJ_ERR_INVALID_ARGUMENT, "%s is on CUDA device %d; ixjit's CUDA path drives device 0 only", what, id);
-      return -1;
-    }
+  if (t->device.device_id != 0) {
+    pyixj_raise_msg(IXJ_ERR_INVALID_ARGUMENT, "%s is on CUDA device %d; ixjit's CUDA path drives device 0 only", what,
+                    (int)t->device.device_id);
+    return -1;
   }
-  PyObject *capsule = export_capsule(obj, cuda_type(type), how & VIEW_WRITE);
+  return 0;
+}
+
+/* __dlpack_device__ is not asked: stream=None means the legacy default
+ * stream for CUDA producers, the one ixjit's CUDA calls here run on, and the
+ * capsule names its device (PyTorch's __dlpack_device__ alone costs 4 us). */
+static int from_dlpack(PyObject *obj, int how, const char *what, pyixj_view *v) {
+  PyObject *capsule = export_capsule(obj, how & VIEW_WRITE);
   if (!capsule) return -1;
   int rc = -1;
   if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
@@ -228,7 +206,7 @@ static int from_dlpack(PyObject *obj, int how, const char *what, pyixj_view *v) 
       if (m->version.major != DLPACK_MAJOR_VERSION) {
         pyixj_raise_msg(IXJ_ERR_INVALID_ARGUMENT, "%s: DLPack version %u.%u; ixjit reads %d.x", what,
                         (unsigned)m->version.major, (unsigned)m->version.minor, DLPACK_MAJOR_VERSION);
-      } else if (from_dltensor(&m->dl_tensor, what, v) == 0) {
+      } else if (check_cuda(&m->dl_tensor, what) == 0 && from_dltensor(&m->dl_tensor, what, v) == 0) {
         v->readonly = (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
         if ((how & VIEW_WRITE) && v->readonly)
           refuse_readonly(what, "DLPack READ_ONLY flag");
@@ -242,7 +220,7 @@ static int from_dlpack(PyObject *obj, int how, const char *what, pyixj_view *v) 
     DLManagedTensor *m = PyCapsule_GetPointer(capsule, "dltensor");
     if (PyCapsule_SetName(capsule, "used_dltensor") == 0) {
       v->managed = m;
-      rc = from_dltensor(&m->dl_tensor, what, v);
+      rc = check_cuda(&m->dl_tensor, what) == 0 ? from_dltensor(&m->dl_tensor, what, v) : -1;
     }
   } else {
     PyErr_Format(PyExc_TypeError, "%s: __dlpack__ returned neither a \"dltensor_versioned\" nor a \"dltensor\" capsule",

@@ -89,16 +89,37 @@ def test_cuda_tensor_without_gpu():
     ok, why = ixjit.cuda_available()
     if ok:
         pytest.skip("a GPU is here")
-    p = Producer(np.zeros(4), device=(2, 0))
+    class Cuda(Producer):
+        # a capsule that says kDLCUDA: NumPy's own, its device field rewritten
+        def __dlpack__(self, **kw):
+            self.calls.append(kw)
+            self.cap = self.array.__dlpack__()
+            ptr = ctypes.pythonapi.PyCapsule_GetPointer
+            ptr.restype, ptr.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+            tensor = ptr(self.cap, b"dltensor")
+            ctypes.c_int32.from_address(tensor + ctypes.sizeof(ctypes.c_void_p)).value = 2  # device_type
+            return self.cap
+
+    dst = np.zeros(4)
+    p = Cuda(dst, device=(2, 0))
     with pytest.raises(ixjit.Unavailable, match="CUDA"):
-        ixjit.copy(p, np.zeros(4))
-    assert not p.calls  # refused before anything was exported
+        ixjit.copy(p, np.arange(4.0))
+    assert capsule_name(p.cap).startswith("used_")  # consumed and deleted, nothing read or written
+    assert not dst.any()
     assert isinstance(ixjit.Unavailable("x"), RuntimeError)
 
 
 def test_unsupported_device():
+    class Metal(Producer):
+        def __dlpack__(self, **kw):
+            cap = self.array.__dlpack__()
+            ptr = ctypes.pythonapi.PyCapsule_GetPointer
+            ptr.restype, ptr.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+            ctypes.c_int32.from_address(ptr(cap, b"dltensor") + ctypes.sizeof(ctypes.c_void_p)).value = 8
+            return cap
+
     with pytest.raises(ixjit.InvalidInput, match="device type"):
-        ixjit.copy(np.zeros(4), Producer(np.zeros(4), device=(8, 0)))
+        ixjit.copy(np.zeros(4), Metal(np.zeros(4), device=(8, 0)))
 
 
 def test_array_interface_only():
