@@ -1,4 +1,4 @@
-/* Bound-aware magic division (see docs/divmod.md and research/division.md).
+/* Bound-aware magic division (see docs/divmod.md and the sources it cites).
  *
  * Round-up: M = ceil(2^k / d) is exact for every n <= B iff
  *     (M*d - 2^k) * n_c < 2^k,  n_c = the largest n <= B with n mod d = d-1.

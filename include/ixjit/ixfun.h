@@ -123,13 +123,17 @@ IXJ_API ixj_status ixj_ixfun_rebase(const ixj_ixfun *f, const ixj_ixfun *new_bas
 
 /* ---- queries ----------------------------------------------------------- */
 
+/* Number of logical dims (0 for a single element). */
 IXJ_API int ixj_ixfun_rank(const ixj_ixfun *f);
 /* Writes rank() extents. */
 IXJ_API void ixj_ixfun_shape(const ixj_ixfun *f, int64_t *shape);
 /* Number of logical points (fits int64 by construction). */
 IXJ_API int64_t ixj_ixfun_num_points(const ixj_ixfun *f);
+/* The base, the row-major array f was first built over: its rank, then its
+ * base_rank() extents written to base. */
 IXJ_API int ixj_ixfun_base_rank(const ixj_ixfun *f);
 IXJ_API void ixj_ixfun_base(const ixj_ixfun *f, int64_t *base);
+/* LMADs in the chain (1 for a single LMAD). */
 IXJ_API int ixj_ixfun_num_lmads(const ixj_ixfun *f);
 /* LMAD k of the chain, 0 = head: f's own, valid until ixj_ixfun_free(f). */
 IXJ_API const ixj_lmad *ixj_ixfun_lmad(const ixj_ixfun *f, int k);
