@@ -34,6 +34,8 @@
 #include "disk_cache.h"
 
 #include <dirent.h>
+#include <stdatomic.h>
+#include <sys/file.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -64,8 +66,12 @@ struct disk_cache {
   uint64_t max_bytes;
   const cache_auth *auth; /* borrowed; NULL: entries are not authenticated */
   bool shared;            /* a directory others may write: entries need their HMAC, not their owner */
+  mode_t dir_mode;        /* the directory's permissions, which a shared one's shards copy */
   ixj_log_fn log;
   void *log_user;
+  int stats_fd;           /* the counters file (-1: none) */
+  atomic_uint_fast64_t pending[DISK_STAT_COUNT]; /* counted, not yet added to the file */
+  atomic_uint_fast64_t unflushed;
 };
 
 static void put_u32(unsigned char *p, uint32_t v) {
@@ -112,7 +118,9 @@ char *ixj__disk_cache_key(const char *backend, const char *toolchain, const char
 
 void ixj__disk_cache_file_name(const char *key, char name[48]) {
   XXH128_hash_t h = XXH3_128bits(key, strlen(key));
-  snprintf(name, 48, "%016llx%016llx" SUFFIX, (unsigned long long)h.high64, (unsigned long long)h.low64);
+  char hex[33];
+  snprintf(hex, sizeof hex, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
+  snprintf(name, 48, "%.2s/%s" SUFFIX, hex, hex);
 }
 
 bool ixj_cache_default_dir(char *buf, size_t size) {
@@ -187,14 +195,75 @@ static int open_trusted_dir(const char *dir, bool create, bool shared, char *rea
   return fd;
 }
 
+/* ---- shards ------------------------------------------------------------------
+ * Entries live in 256 subdirectories named by their hash's first two hex
+ * digits ("3f/3f....ixk"), so a store lists one shard (1/256 of the cache), never
+ * the whole directory; eviction keeps each shard within 1/256 of the limit
+ * (ccache's rule for its 16), and `ixjit cache prune` enforces the exact
+ * total. A shard is reached without following a link and gets the
+ * directory's trust rules. */
+
+#define SHARDS 256
+#define SHARD_MISSING (-1)
+#define SHARD_REFUSED (-2)
+
+static bool is_shard_name(const char *s) {
+  return strlen(s) == 2 && strchr("0123456789abcdef", s[0]) && strchr("0123456789abcdef", s[1]) && s[0] && s[1];
+}
+
+/* The directory that holds the relative entry name `rel` ("xx/NAME", or a
+ * top-level "NAME" of an older layout), opened and checked: a descriptor
+ * (the caller closes it) and *base, or SHARD_MISSING, or SHARD_REFUSED with
+ * the reason. create makes a missing shard with `mode`. */
+static int open_holder(int dirfd, const char *rel, bool create, bool shared, mode_t mode, const char **base, char *reason,
+                       size_t size) {
+  const char *slash = strchr(rel, '/');
+  if (!slash) {
+    *base = rel;
+    return dup(dirfd);
+  }
+  char shard[3] = {rel[0], rel[1], '\0'};
+  *base = slash + 1;
+  if (slash != rel + 2 || !is_shard_name(shard)) {
+    snprintf(reason, size, "not an entry name");
+    return SHARD_REFUSED;
+  }
+  int fd = openat(dirfd, shard, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT && create) {
+    if (mkdirat(dirfd, shard, mode) == 0 || errno == EEXIST) {
+      fd = openat(dirfd, shard, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd >= 0) fchmod(fd, mode); /* whatever the umask (a no-op on another's shard) */
+    }
+  }
+  if (fd < 0) {
+    if (errno == ENOENT) return SHARD_MISSING;
+    snprintf(reason, size, "shard %s: %s", shard,
+             errno == ELOOP || errno == ENOTDIR ? "not a directory (a link or a file)" : strerror(errno));
+    return SHARD_REFUSED;
+  }
+  struct stat st;
+  char why[120] = "cannot stat";
+  if (fstat(fd, &st) != 0 || untrusted(&st, true, shared, why, sizeof why)) {
+    snprintf(reason, size, "shard %s: %s", shard, why);
+    close(fd);
+    return SHARD_REFUSED;
+  }
+  return fd;
+}
+
 #define ENTRY_MISSING (-1)
 #define ENTRY_REFUSED (-2)
 
 /* An entry opened for reading if it may be trusted: a descriptor, or
  * ENTRY_MISSING, or ENTRY_REFUSED with the reason. Never follows a link,
  * never waits for a writer. */
-static int open_trusted_entry(int dirfd, const char *name, bool shared, struct stat *st, char *reason, size_t size) {
-  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+static int open_trusted_entry(int dirfd, const char *rel, bool shared, struct stat *st, char *reason, size_t size) {
+  const char *name;
+  int holder = open_holder(dirfd, rel, false, shared, 0, &name, reason, size);
+  if (holder == SHARD_MISSING) return ENTRY_MISSING;
+  if (holder < 0) return ENTRY_REFUSED;
+  int fd = openat(holder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  close(holder);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return ENTRY_MISSING;
     snprintf(reason, size, "%s", errno == ELOOP ? "a symbolic link, not a regular file" : strerror(errno));
@@ -210,6 +279,17 @@ static int open_trusted_entry(int dirfd, const char *name, bool shared, struct s
     return ENTRY_REFUSED;
   }
   return fd;
+}
+
+/* Removes the entry (or temporary file) `rel`; 0 when removed. */
+static int unlink_entry(int dirfd, const char *rel) {
+  const char *name;
+  char reason[160];
+  int holder = open_holder(dirfd, rel, false, true, 0, &name, reason, sizeof reason);
+  if (holder < 0) return -1;
+  int r = unlinkat(holder, name, 0);
+  close(holder);
+  return r;
 }
 
 /* ---- the entry format -------------------------------------------------------- */
@@ -296,6 +376,80 @@ static bool is_damage(const char *problem) {
          strncmp(problem, "authentication failed", 21);
 }
 
+/* ---- counters across processes ----------------------------------------------
+ * The file "stats" in the directory: a magic and DISK_STAT_COUNT little-endian
+ * 64-bit counters. A context counts in memory and adds its counts to the file
+ * under flock(LOCK_EX) every FLUSH_EVERY events and when it closes, so the
+ * file costs one lock per many lookups and concurrent processes never lose
+ * each other's counts (a process killed loses only its unflushed ones). The
+ * counters are statistics, never trusted for anything else. */
+
+#define STATS_FILE "stats"
+#define STATS_MAGIC "IXJITST1"
+#define STATS_SIZE (8 + 8 * DISK_STAT_COUNT)
+#define FLUSH_EVERY 64
+
+static int open_stats(int dirfd, bool create, bool shared) {
+  int flags = (create ? O_RDWR | O_CREAT : O_RDONLY) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+  int fd = openat(dirfd, STATS_FILE, flags, shared ? 0664 : 0600);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+static void read_counts(int fd, uint64_t *v) {
+  unsigned char b[STATS_SIZE];
+  memset(v, 0, sizeof(uint64_t) * DISK_STAT_COUNT);
+  if (pread(fd, b, sizeof b, 0) == (ssize_t)sizeof b && !memcmp(b, STATS_MAGIC, 8))
+    for (int k = 0; k < DISK_STAT_COUNT; k++) v[k] = get_u64(b + 8 + 8 * k);
+}
+
+void ixj__disk_cache_flush_counts(disk_cache *dc) {
+  uint64_t add[DISK_STAT_COUNT], v[DISK_STAT_COUNT];
+  bool any = false;
+  if (!dc || dc->stats_fd < 0) return;
+  for (int k = 0; k < DISK_STAT_COUNT; k++) any |= (add[k] = atomic_exchange(&dc->pending[k], 0)) != 0;
+  if (!any || flock(dc->stats_fd, LOCK_EX) != 0) return;
+  unsigned char b[STATS_SIZE];
+  read_counts(dc->stats_fd, v);
+  memcpy(b, STATS_MAGIC, 8);
+  for (int k = 0; k < DISK_STAT_COUNT; k++) put_u64(b + 8 + 8 * k, v[k] + add[k]);
+  ssize_t w = pwrite(dc->stats_fd, b, sizeof b, 0);
+  (void)w; /* a counter that cannot be written is lost, never an error */
+  flock(dc->stats_fd, LOCK_UN);
+}
+
+void ixj__disk_cache_count(disk_cache *dc, disk_stat counter, uint64_t n) {
+  if (!dc || !n) return;
+  atomic_fetch_add(&dc->pending[counter], n);
+  if ((atomic_fetch_add(&dc->unflushed, 1) + 1) % FLUSH_EVERY == 0) ixj__disk_cache_flush_counts(dc);
+}
+
+ixj_status ixj_cache_counters(const char *dir, ixj_cache_counter_values *out, ixj_error *err) {
+  IXJ_REQUIRE_ARGS(err, dir && out);
+  uint64_t v[DISK_STAT_COUNT];
+  memset(out, 0, sizeof *out);
+  int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0) return errno == ENOENT ? IXJ_OK : ixj__fail(err, IXJ_ERR_IO, "cannot read %s: %s", dir, strerror(errno));
+  int fd = open_stats(dirfd, false, true);
+  close(dirfd);
+  if (fd < 0) return IXJ_OK; /* never counted: zeros */
+  flock(fd, LOCK_SH);
+  read_counts(fd, v);
+  flock(fd, LOCK_UN);
+  close(fd);
+  out->memory_hits = v[DISK_STAT_MEMORY_HITS];
+  out->disk_hits = v[DISK_STAT_DISK_HITS];
+  out->disk_misses = v[DISK_STAT_DISK_MISSES];
+  out->remote_hits = v[DISK_STAT_REMOTE_HITS];
+  out->remote_misses = v[DISK_STAT_REMOTE_MISSES];
+  out->refused = v[DISK_STAT_REFUSED];
+  return IXJ_OK;
+}
+
 /* ---- the context's cache ---------------------------------------------------- */
 
 ixj_status ixj__disk_cache_open_with(const char *dir, const disk_cache_config *cfg, disk_cache **out, ixj_error *err) {
@@ -321,6 +475,11 @@ ixj_status ixj__disk_cache_open_with(const char *dir, const disk_cache_config *c
   dc->max_bytes = cfg && cfg->max_bytes ? cfg->max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES;
   dc->auth = cfg ? cfg->auth : NULL;
   dc->shared = shared;
+  struct stat st;
+  dc->dir_mode = fstat(fd, &st) == 0 ? (st.st_mode & 07777) : 0700;
+  dc->stats_fd = open_stats(fd, true, shared);
+  for (int k = 0; k < DISK_STAT_COUNT; k++) atomic_init(&dc->pending[k], 0);
+  atomic_init(&dc->unflushed, 0);
   *out = dc;
   return IXJ_OK;
 }
@@ -337,6 +496,8 @@ void ixj__disk_cache_set_log(disk_cache *dc, ixj_log_fn log, void *user) {
 
 void ixj__disk_cache_close(disk_cache *dc) {
   if (!dc) return;
+  ixj__disk_cache_flush_counts(dc);
+  if (dc->stats_fd >= 0) close(dc->stats_fd);
   close(dc->dirfd);
   free(dc->dir);
   free(dc);
@@ -385,9 +546,13 @@ static const char *read_entry(const cache_auth *auth, int fd, const struct stat 
 bool ixj__disk_cache_has(const disk_cache *dc, const char *key) {
   char name[48], reason[160];
   struct stat st;
+  const char *base;
   ixj__disk_cache_file_name(key, name);
-  return fstatat(dc->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-         !untrusted(&st, false, dc->shared, reason, sizeof reason);
+  int holder = open_holder(dc->dirfd, name, false, dc->shared, 0, &base, reason, sizeof reason);
+  if (holder < 0) return false;
+  bool ok = fstatat(holder, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !untrusted(&st, false, dc->shared, reason, sizeof reason);
+  close(holder);
+  return ok;
 }
 
 static void warn(const disk_cache *dc, const char *name, const char *reason) {
@@ -405,23 +570,28 @@ bool ixj__disk_cache_load(disk_cache *dc, const char *key, void **payload, size_
   int fd = open_trusted_entry(dc->dirfd, name, dc->shared, &st, reason, sizeof reason);
   if (fd < 0) {
     if (fd == ENTRY_REFUSED) warn(dc, name, reason); /* a miss; the store replaces it */
+    ixj__disk_cache_count(dc, fd == ENTRY_REFUSED ? DISK_STAT_REFUSED : DISK_STAT_DISK_MISSES, 1);
     return false;
   }
   struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
   futimens(fd, now); /* last use, for LRU */
   const char *problem = read_entry(dc->auth, fd, &st, key, NULL, payload, size);
   if (problem) {
-    if (is_damage(problem)) unlinkat(dc->dirfd, name, 0); /* bad: remove; it will be rewritten */
+    if (is_damage(problem)) unlink_entry(dc->dirfd, name); /* bad: remove; it will be rewritten */
     else if (strcmp(problem, "out of memory")) warn(dc, name, problem);
+    ixj__disk_cache_count(dc, is_damage(problem) ? DISK_STAT_DISK_MISSES : DISK_STAT_REFUSED, 1);
     return false;
   }
+  ixj__disk_cache_count(dc, DISK_STAT_DISK_HITS, 1);
   return true;
 }
 
 typedef struct file_info {
-  char name[256];
+  char name[256]; /* relative: "xx/NAME" (or a top-level NAME of an older layout) */
   uint64_t size;
   int64_t mtime;
+  const char *refused; /* a shard that may not be trusted (static text in `why`), else NULL */
+  char why[160];
 } file_info;
 
 static int by_mtime(const void *a, const void *b) {
@@ -434,9 +604,33 @@ static bool has_suffix(const char *s, const char *suffix) {
   return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* Entries of a directory (*.ixk, whatever their type) with sizes and times;
- * temps when asked. Nothing is opened, so nothing can block. */
-static int list_files(int dirfd, bool temps, file_info **out, int *count) {
+typedef struct file_list {
+  file_info *v;
+  int n, cap;
+  bool failed;
+} file_list;
+
+static file_info *list_add(file_list *l) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 64;
+    file_info *w = realloc(l->v, (size_t)cap * sizeof *w);
+    if (!w) {
+      l->failed = true;
+      return NULL;
+    }
+    l->v = w;
+    l->cap = cap;
+  }
+  file_info *f = &l->v[l->n++];
+  memset(f, 0, sizeof *f);
+  return f;
+}
+
+/* The entries (*.ixk, whatever their type) of one directory, named
+ * prefix + NAME; temps when asked; shards too when `shards` (then their
+ * entries, each shard checked like the directory). Nothing is opened but
+ * directories, so nothing can block. */
+static int list_dir(int dirfd, const char *prefix, bool temps, bool shards, bool shared, file_list *l) {
   int fd = dup(dirfd);
   DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
   if (!d) {
@@ -444,65 +638,113 @@ static int list_files(int dirfd, bool temps, file_info **out, int *count) {
     return -1;
   }
   rewinddir(d);
-  int n = 0, cap = 64;
-  file_info *v = malloc((size_t)cap * sizeof *v);
   struct dirent *e;
-  while (v && (e = readdir(d))) {
+  while (!l->failed && (e = readdir(d))) {
+    if (shards && is_shard_name(e->d_name)) {
+      char rel[8], reason[160];
+      const char *base;
+      snprintf(rel, sizeof rel, "%.2s/x", e->d_name);
+      int sfd = open_holder(dirfd, rel, false, shared, 0, &base, reason, sizeof reason);
+      if (sfd >= 0) {
+        char sub[4];
+        snprintf(sub, sizeof sub, "%.2s/", e->d_name);
+        list_dir(sfd, sub, temps, false, shared, l);
+        close(sfd);
+      } else if (sfd == SHARD_REFUSED) {
+        file_info *f = list_add(l);
+        if (f) {
+          snprintf(f->name, sizeof f->name, "%s", e->d_name);
+          snprintf(f->why, sizeof f->why, "%s", reason);
+          f->refused = f->why;
+        }
+      }
+      continue;
+    }
     bool entry = has_suffix(e->d_name, SUFFIX) && e->d_name[0] != '.';
     bool temp = !strncmp(e->d_name, TEMP_PREFIX, strlen(TEMP_PREFIX));
-    if (!(entry || (temps && temp)) || strlen(e->d_name) >= sizeof v->name) continue;
+    if (!(entry || (temps && temp)) || strlen(prefix) + strlen(e->d_name) >= sizeof l->v->name) continue;
     struct stat st;
     if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (n == cap) {
-      file_info *w = realloc(v, (size_t)(cap *= 2) * sizeof *v);
-      if (!w) break;
-      v = w;
-    }
-    snprintf(v[n].name, sizeof v[n].name, "%s", e->d_name);
-    v[n].size = (uint64_t)st.st_size;
-    v[n].mtime = (int64_t)st.st_mtime;
-    n++;
+    file_info *f = list_add(l);
+    if (!f) break;
+    snprintf(f->name, sizeof f->name, "%s%s", prefix, e->d_name);
+    f->size = (uint64_t)st.st_size;
+    f->mtime = (int64_t)st.st_mtime;
   }
   closedir(d);
-  if (!v) return -1;
-  *out = v;
-  *count = n;
   return 0;
 }
 
-/* Removes the least recently used entries until the total fits, never
- * `keep` (the entry just written: a limit below one entry still caches it). */
-static int evict(int dirfd, uint64_t max_bytes, const char *keep) {
-  file_info *v;
-  int n, removed = 0;
-  if (list_files(dirfd, false, &v, &n) != 0) return 0;
+/* Every entry of the cache (the shards' and any top-level one). */
+static int list_files(int dirfd, bool temps, bool shared, file_info **out, int *count) {
+  file_list l = {NULL, 0, 0, false};
+  if (list_dir(dirfd, "", temps, true, shared, &l) != 0 || l.failed) {
+    free(l.v);
+    return -1;
+  }
+  *out = l.v ? l.v : malloc(1);
+  *count = l.n;
+  return *out ? 0 : -1;
+}
+
+/* Removes the least recently used of the listed entries until their total
+ * fits; refused shards are never touched. */
+static int evict_listed(int dirfd, file_info *v, int n, uint64_t max_bytes) {
+  int removed = 0;
   uint64_t total = 0;
   for (int k = 0; k < n; k++) total += v[k].size;
   qsort(v, (size_t)n, sizeof *v, by_mtime);
   for (int k = 0; k < n && total > max_bytes; k++) {
-    if (keep && !strcmp(v[k].name, keep)) continue;
-    if (unlinkat(dirfd, v[k].name, 0) == 0) removed++;
+    if (v[k].refused) continue;
+    if (unlink_entry(dirfd, v[k].name) == 0) removed++;
     total -= v[k].size;
   }
+  return removed;
+}
+
+/* The whole cache within max_bytes (prune). */
+static int evict(int dirfd, uint64_t max_bytes, bool shared) {
+  file_info *v;
+  int n, removed;
+  if (list_files(dirfd, false, shared, &v, &n) != 0) return 0;
+  removed = evict_listed(dirfd, v, n, max_bytes);
   free(v);
   return removed;
 }
 
+/* One shard within its share of the limit (after a store: one shard listed,
+ * not the cache). */
+static void evict_shard(int shardfd, uint64_t max_bytes) {
+  file_list l = {NULL, 0, 0, false};
+  if (list_dir(shardfd, "", false, false, true, &l) == 0 && !l.failed) evict_listed(shardfd, l.v, l.n, max_bytes / SHARDS);
+  free(l.v);
+}
+
 ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *payload, size_t size, ixj_error *err) {
-  char name[48], temp[128];
+  char rel[48], temp[128], reason[160];
+  const char *name;
   unsigned char h[HEADER_SIZE];
   size_t klen = strlen(key);
   if (klen > MAX_KEY || size > MAX_ENTRY) return ixj__fail(err, IXJ_ERR_LIMIT, "cache entry too large");
-  ixj__disk_cache_file_name(key, name);
+  ixj__disk_cache_file_name(key, rel);
+  /* a shared directory's entries are for the others too: readable, never
+   * writable (their HMAC, not their mode, is what makes them loadable); its
+   * shards are made like it */
+  mode_t mode = dc->shared ? 0644 : 0600;
+  int shard = open_holder(dc->dirfd, rel, true, dc->shared, dc->shared ? dc->dir_mode : 0700, &name, reason, sizeof reason);
+  if (shard < 0)
+    return ixj__fail(err, IXJ_ERR_IO, "cannot write to the cache %s: %s", dc->dir,
+                     shard == SHARD_REFUSED ? reason : strerror(errno));
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   snprintf(temp, sizeof temp, TEMP_PREFIX "%s.%ld.%ld", name, (long)getpid(), (long)ts.tv_nsec);
   make_header(h, dc->auth, key, klen, payload, size);
-  /* a shared directory's entries are for the others too: readable, never
-   * writable (their HMAC, not their mode, is what makes them loadable) */
-  mode_t mode = dc->shared ? 0644 : 0600;
-  int fd = openat(dc->dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) return ixj__fail(err, IXJ_ERR_IO, "cannot write to the cache %s: %s", dc->dir, strerror(errno));
+  int fd = openat(shard, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) {
+    ixj_status st = ixj__fail(err, IXJ_ERR_IO, "cannot write to the cache %s: %s", dc->dir, strerror(errno));
+    close(shard);
+    return st;
+  }
   const struct {
     const void *p;
     size_t n;
@@ -522,12 +764,14 @@ ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *pa
   }
   if (ok && fsync(fd) != 0) ok = false, saved = errno;
   if (close(fd) != 0 && ok) ok = false, saved = errno;
-  if (ok && renameat(dc->dirfd, temp, dc->dirfd, name) != 0) ok = false, saved = errno;
+  if (ok && renameat(shard, temp, shard, name) != 0) ok = false, saved = errno;
   if (!ok) {
-    unlinkat(dc->dirfd, temp, 0);
+    unlinkat(shard, temp, 0);
+    close(shard);
     return ixj__fail(err, IXJ_ERR_IO, "cannot write to the cache %s: %s", dc->dir, strerror(saved));
   }
-  evict(dc->dirfd, dc->max_bytes, name);
+  evict_shard(shard, dc->max_bytes);
+  close(shard);
   return IXJ_OK;
 }
 
@@ -605,7 +849,7 @@ ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ix
   maint m;
   ixj_status opened = maint_open(dir, &m, err);
   if (opened != IXJ_OK) return opened;
-  if (list_files(m.fd, false, &v, &n) != 0) {
+  if (list_files(m.fd, false, m.shared, &v, &n) != 0) {
     ixj_status st = ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
     maint_close(&m);
     return st;
@@ -614,7 +858,9 @@ ixj_status ixj_cache_scan(const char *dir, ixj_cache_visit visit, void *user, ix
   for (int k = 0; k < n; k++) {
     char *key = NULL, reason[160];
     void *payload = NULL;
-    const char *problem = m.reason[0] ? why : check_entry(&m, v[k].name, reason, sizeof reason, &key, &payload);
+    const char *problem = m.reason[0]  ? why
+                          : v[k].refused ? v[k].refused
+                                         : check_entry(&m, v[k].name, reason, sizeof reason, &key, &payload);
     ixj_cache_entry e = {v[k].name, v[k].size, v[k].mtime, problem == NULL, problem, problem ? NULL : key};
     visit(user, &e);
     free(key);
@@ -636,13 +882,18 @@ static ixj_status maint_open_for_removal(const char *dir, maint *m, ixj_error *e
 }
 
 /* Temporary files older than a minute belong to a writer that died. */
-static int remove_stale_temps(int dirfd, int64_t older_than) {
+static bool is_temp(const char *rel) {
+  const char *slash = strrchr(rel, '/'), *base = slash ? slash + 1 : rel;
+  return !strncmp(base, TEMP_PREFIX, strlen(TEMP_PREFIX));
+}
+
+static int remove_stale_temps(int dirfd, bool shared, int64_t older_than) {
   file_info *v;
   int n, removed = 0;
-  if (list_files(dirfd, true, &v, &n) != 0) return 0;
+  if (list_files(dirfd, true, shared, &v, &n) != 0) return 0;
   for (int k = 0; k < n; k++) {
-    if (strncmp(v[k].name, TEMP_PREFIX, strlen(TEMP_PREFIX)) || v[k].mtime > older_than) continue;
-    if (unlinkat(dirfd, v[k].name, 0) == 0) removed++;
+    if (v[k].refused || !is_temp(v[k].name) || v[k].mtime > older_than) continue;
+    if (unlink_entry(dirfd, v[k].name) == 0) removed++;
   }
   free(v);
   return removed;
@@ -655,7 +906,7 @@ ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *removed, ix
   maint m;
   ixj_status opened = maint_open_for_removal(dir, &m, err);
   if (opened != IXJ_OK) return opened;
-  if (list_files(m.fd, false, &v, &n) != 0) {
+  if (list_files(m.fd, false, m.shared, &v, &n) != 0) {
     ixj_status st = ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
     maint_close(&m);
     return st;
@@ -663,13 +914,15 @@ ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *removed, ix
   for (int k = 0; k < n; k++) { /* the invalid, the untrusted and the unauthenticated */
     char *key = NULL, reason[160];
     void *payload = NULL;
-    if (check_entry(&m, v[k].name, reason, sizeof reason, &key, &payload) && unlinkat(m.fd, v[k].name, 0) == 0) count++;
+    if (!v[k].refused && check_entry(&m, v[k].name, reason, sizeof reason, &key, &payload) &&
+        unlink_entry(m.fd, v[k].name) == 0)
+      count++;
     free(key);
     free(payload);
   }
   free(v);
-  count += remove_stale_temps(m.fd, (int64_t)time(NULL) - 60);
-  count += evict(m.fd, max_bytes ? max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES, NULL);
+  count += remove_stale_temps(m.fd, m.shared, (int64_t)time(NULL) - 60);
+  count += evict(m.fd, max_bytes ? max_bytes : IXJ_CACHE_DEFAULT_MAX_BYTES, m.shared);
   maint_close(&m);
   if (removed) *removed = count;
   return IXJ_OK;
@@ -682,14 +935,19 @@ ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err) {
   maint m;
   ixj_status opened = maint_open_for_removal(dir, &m, err);
   if (opened != IXJ_OK) return opened;
-  if (list_files(m.fd, true, &v, &n) != 0) {
+  if (list_files(m.fd, true, m.shared, &v, &n) != 0) {
     ixj_status st = ixj__fail(err, IXJ_ERR_IO, "cannot read the cache directory %s: %s", dir, strerror(errno));
     maint_close(&m);
     return st;
   }
   for (int k = 0; k < n; k++)
-    if (unlinkat(m.fd, v[k].name, 0) == 0) count++;
+    if (!v[k].refused && unlink_entry(m.fd, v[k].name) == 0) count++;
   free(v);
+  for (int k = 0; k < SHARDS; k++) { /* the emptied shards (one still in use stays) */
+    char shard[3];
+    snprintf(shard, sizeof shard, "%02x", k);
+    unlinkat(m.fd, shard, AT_REMOVEDIR);
+  }
   maint_close(&m);
   if (removed) *removed = count;
   return IXJ_OK;

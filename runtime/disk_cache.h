@@ -57,6 +57,22 @@ bool ixj__disk_cache_load(disk_cache *dc, const char *key, void **payload, size_
 ixj_status ixj__disk_cache_store(disk_cache *dc, const char *key, const void *payload, size_t size, ixj_error *err);
 /* Whether the entry of `key` is on disk and trusted (not checked further). */
 bool ixj__disk_cache_has(const disk_cache *dc, const char *key);
+/* Counters kept across processes in the directory (ixj_cache_counters). */
+typedef enum disk_stat {
+  DISK_STAT_MEMORY_HITS,   /* lookups a context's memory answered (added when it closes) */
+  DISK_STAT_DISK_HITS,     /* entries loaded */
+  DISK_STAT_DISK_MISSES,   /* lookups the disk could not answer (absent or damaged) */
+  DISK_STAT_REMOTE_HITS,   /* entries the remote store gave */
+  DISK_STAT_REMOTE_MISSES, /* lookups it could not answer */
+  DISK_STAT_REFUSED,       /* entries not trusted (owner, type, authentication): misses too */
+  DISK_STAT_COUNT
+} disk_stat;
+/* Counts n events of a kind: in memory, added to the directory's file now
+ * and then and at close. Loads count their own hits, misses and refusals. */
+void ixj__disk_cache_count(disk_cache *dc, disk_stat counter, uint64_t n);
+/* Adds what is counted to the file now. */
+void ixj__disk_cache_flush_counts(disk_cache *dc);
+
 /* The file name of a key: "<xxh3-128 hex>.ixk". */
 void ixj__disk_cache_file_name(const char *key, char name[48]);
 

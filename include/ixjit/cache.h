@@ -60,6 +60,21 @@ IXJ_API ixj_status ixj_cache_prune(const char *dir, uint64_t max_bytes, int *rem
  * IXJ_ERR_IO when dir cannot be read or is not one a context would use. */
 IXJ_API ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err);
 
+/* Lookup counters kept in a cache directory across every process that used
+ * it (what `ixjit cache stats` shows, as `ccache -s` does): contexts add
+ * their counts now and then and when destroyed. */
+typedef struct ixj_cache_counter_values {
+  uint64_t memory_hits;   /* kernels a context already had in memory */
+  uint64_t disk_hits;     /* kernels loaded from the directory */
+  uint64_t disk_misses;   /* lookups the directory could not answer */
+  uint64_t remote_hits;   /* kernels from the remote store (docs/remote-cache.md) */
+  uint64_t remote_misses; /* lookups the remote store could not answer */
+  uint64_t refused;       /* entries not trusted or not authenticated (misses too) */
+} ixj_cache_counter_values;
+/* The counters of dir: zeros when it was never used or does not exist.
+ * IXJ_ERR_IO when it cannot be read. */
+IXJ_API ixj_status ixj_cache_counters(const char *dir, ixj_cache_counter_values *out, ixj_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,7 +56,7 @@ one() { # dir: run one copy, print the cache line
 damage() { # name command...
   d="$tmp/d-$1"; shift
   one "$d" > /dev/null
-  f=$(ls "$d"/*.ixk)
+  f=$(find "$d" -name "*.ixk")
   "$@" "$f"
   "$ixjit" cache verify --cache "$d" > /dev/null && bad "verify missed damage in $d" || ok
   out=$(one "$d")
@@ -74,9 +74,9 @@ damage version version
 # another signature's entry renamed into place
 d="$tmp/d-renamed"
 IXJIT_CACHE_DIR="$d" "$ixjit" run copy --dst 'iota 8 9' --src 'iota 9 8 | permute 1 0' --elem-size 4 > /dev/null
-other=$(ls "$d"/*.ixk)
+other=$(find "$d" -name "*.ixk")
 one "$d" > /dev/null
-mine=$(ls "$d"/*.ixk | grep -v "$other")
+mine=$(find "$d" -name "*.ixk" | grep -v "$other")
 cp "$other" "$mine"
 out=$(one "$d")
 expect "renamed entry is a miss" "cache: miss (compiled" "$out"
@@ -131,7 +131,48 @@ out=$(IXJIT_CACHE_MAX_BYTES=1 "$ixjit" cache prune --cache "$tmp/c1")
 expect "prune to a tiny limit" "removed" "$out"
 out=$("$ixjit" cache stats --cache "$tmp/c1")
 expect "pruned" " 0 entries" "$out"
-"$ixjit" cache clear --cache "$tmp/c2" > /dev/null && [ -z "$(ls "$tmp/c2")" ] && ok || bad "clear"
+"$ixjit" cache clear --cache "$tmp/c2" > /dev/null && [ "$(ls "$tmp/c2")" = stats ] && ok || bad "clear (the counters stay): $(ls "$tmp/c2")"
+
+# 10. stats: hits and misses across processes (8 at once), per target, JSON;
+# a directory that does not exist yet is an empty cache
+s="$tmp/stats"
+out=$("$ixjit" cache stats --cache "$s"); rc=$?
+[ $rc = 0 ] && ok || bad "stats of a missing directory: exit $rc"
+expect "missing directory: empty" "0 entries" "$out"
+expect "missing directory: said so" "no such directory yet" "$out"
+sc() { IXJIT_CACHE_DIR="$s" "$ixjit" run copy --dst 'iota 12 10' --src "$1" --elem-size 4 > /dev/null; }
+sc 'iota 10 12 | permute 1 0'
+sc 'iota 12 10 | slice ::-1'
+for k in 0 1 2 3 4 5 6 7; do sc 'iota 10 12 | permute 1 0' & done
+wait
+out=$("$ixjit" cache stats --cache "$s")
+expect "stats: disk hits of 8 processes" "hits           8 (80.0 %)" "$out"
+expect "stats: misses" "misses         2 (20.0 %)" "$out"
+expect "stats: compiled" "compiled         2" "$out"
+expect "stats: per target" "target cpu:" "$out"
+expect "stats: human sizes" "KiB of 1.0 GiB" "$out"
+out=$("$ixjit" cache stats --cache "$s" --json)
+printf '%s' "$out" | "$python" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["disk_hits"] == 8 and d["disk_misses"] == 2 and d["entries"] == 2, d
+assert sum(t["entries"] for t in d["targets"].values()) == 2, d
+' && ok || bad "stats --json: $out"
+out=$("$ixjit" cache ls --cache "$s" --json)
+printf '%s' "$out" | "$python" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert len(d["list"]) == 2 and all(e["valid"] and "signature" in e for e in d["list"]), d
+' && ok || bad "ls --json: $out"
+f=$(find "$s" -name '*.ixk' | head -n 1)
+printf 'Z' | dd of="$f" bs=1 seek=100 conv=notrunc 2>/dev/null
+out=$("$ixjit" cache verify --cache "$s" --json); rc=$?
+[ $rc = 1 ] && ok || bad "verify --json with a damaged entry: exit $rc"
+printf '%s' "$out" | "$python" -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["bad"] == 1 and d["bad_entries"][0]["problem"] == "checksum mismatch", d
+' && ok || bad "verify --json: $out"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -9,7 +9,7 @@ unset IXJIT_RECORD IXJIT_CACHE IXJIT_CACHE_MAX_BYTES
 c="$tmp/c"
 IXJIT_CACHE_DIR="$c" "$ixjit" run copy --dst 'iota 24 40' --src 'iota 40 24 | permute 1 0' --elem-size 4 > /dev/null
 IXJIT_CACHE_DIR="$c" "$ixjit" run fill --dst 'iota 100 | slice ::3' --value 0a0b --elem-size 2 > /dev/null
-count() { ls "$c" | grep -c 'ixk$'; }
+count() { find "$c" -name '*.ixk' | wc -l | tr -d ' '; }
 [ "$(count)" = 2 ] && ok || bad "setup: $(count) entries"
 
 for v in "-1" " 100" "100 " "10kB" "1.5G" "abc" "0" "18446744073709551616" "1Gi "; do

@@ -115,29 +115,57 @@ static void test_round_trip_and_damage(void **state) {
   clear_dir();
 }
 
+/* Keys whose entries share one shard (the first two hex digits of their name). */
+static void same_shard_keys(char keys[5][32]) {
+  char first[48], name[48];
+  int found = 0;
+  for (int k = 0; found < 5; k++) {
+    snprintf(keys[found], sizeof keys[found], "key number %d", k);
+    ixj__disk_cache_file_name(keys[found], name);
+    if (found == 0) memcpy(first, name, sizeof name);
+    if (!memcmp(first, name, 2)) found++;
+  }
+}
+
+static int present(char keys[5][32], int *first_present) {
+  int n = 0;
+  *first_present = -1;
+  for (int k = 0; k < 5; k++) {
+    char path[512];
+    entry_path(keys[k], path, sizeof path);
+    if (access(path, F_OK) == 0 && n++ == 0) *first_present = k;
+  }
+  return n;
+}
+
+/* A store keeps its shard within 1/256 of the limit (the least recently used
+ * entries of that shard go, and no other shard is listed); prune enforces the
+ * whole limit. Entries here are 184 bytes. */
 static void test_lru_eviction(void **state) {
   (void)state;
   clear_dir();
-  disk_cache *dc = open_cache(560); /* room for three 184-byte entries */
   char keys[5][32], payload[100];
   memset(payload, 'p', sizeof payload);
+  same_shard_keys(keys);
+  disk_cache *dc = open_cache(256 * 560); /* a shard holds three */
   for (int k = 0; k < 5; k++) {
-    snprintf(keys[k], sizeof keys[k], "key number %d", k);
     assert_int_equal(ixj__disk_cache_store(dc, keys[k], payload, sizeof payload, NULL), IXJ_OK);
     char path[512];
     entry_path(keys[k], path, sizeof path);
     struct timespec t[2] = {{1000 + k, 0}, {1000 + k, 0}}; /* distinct, increasing last use */
     utimensat(AT_FDCWD, path, t, 0);
   }
-  int present = 0;
-  for (int k = 0; k < 5; k++) {
-    char path[512];
-    entry_path(keys[k], path, sizeof path);
-    if (access(path, F_OK) == 0) present++;
-    if (k < 2) assert_int_not_equal(access(path, F_OK), 0); /* the least recently used went first */
-  }
-  assert_int_equal(present, 3);
+  int first;
+  assert_int_equal(present(keys, &first), 3);
+  assert_int_equal(first, 2); /* the least recently used went first */
   ixj__disk_cache_close(dc);
+
+  /* prune to the room of two: across shards, the oldest go */
+  int removed = 0;
+  assert_int_equal(ixj_cache_prune(dir, 400, &removed, NULL), IXJ_OK);
+  assert_int_equal(removed, 1);
+  assert_int_equal(present(keys, &first), 2);
+  assert_int_equal(first, 3);
   clear_dir();
 }
 
