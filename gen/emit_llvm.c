@@ -462,20 +462,27 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   IXJ_ASSERT(err, dst->num_tail == 0 && src->num_tail == 0); /* tiles are planned for single LMADs only */
   emit_setup_pointers(e, &part[TL_SETUP]);
 
-  /* tile index -> (outer digits..., tb, ta); the tile's offsets and bounds */
+  /* tile index -> (outer digits..., ta, tb); the tile's offsets and bounds */
   int outer = ixj__plan_tile_outer_dims(p);
   int64_t tshape[IXJ_MAX_RANK], extent[2] = {ixj__plan_tile_b_extent(p), p->shape[qa]};
   int digit[IXJ_MAX_RANK];
   memcpy(tshape, p->shape, sizeof tshape);
-  tshape[outer] = (extent[0] + T - 1) / T;
-  tshape[outer + 1] = (extent[1] + T - 1) / T;
+  /* b tiles (along the source's unit-stride dim) vary fastest: consecutive
+   * tiles read on along the same source rows, which the hardware prefetchers
+   * follow, while the destination's streamed lines need no prefetch. Measured
+   * (1 thread, 64 MiB, interleaved): 1.5x (2- and 4-byte elements) to 1.7x
+   * (8-byte) faster than a tiles fastest, which read each source page in
+   * 256-byte pieces a megabyte apart. */
+  int kb = outer + 1, ka = outer;
+  tshape[kb] = (extent[0] + T - 1) / T;
+  tshape[ka] = (extent[1] + T - 1) / T;
   int tix = ixj__iprog_emit(g, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%tix", 0), -1, -1, 0);
   ixj__lower_unflatten(lw, tix, outer + 2, tshape, p->work_units - 1, digit);
   int od = ixj__lower_offset(lw, ixj__iprog_const_s64(g, dst->head_offset), outer, digit, dst->stride, dst->rotate, p->shape);
   int os = ixj__lower_offset(lw, ixj__iprog_const_s64(g, src->head_offset), outer, digit, src->stride, src->rotate, p->shape);
   int corner[2], end[2];
   for (int k = 0; k < 2; k++) {
-    int t0 = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, digit[outer + k], -1, -1, 0);
+    int t0 = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, digit[k ? ka : kb], -1, -1, 0);
     corner[k] = ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NUW | IPROG_NSW, t0, ixj__iprog_const_s64(g, T), -1, 0);
     int t1 = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NUW | IPROG_NSW, corner[k], ixj__iprog_const_s64(g, T), -1, 0);
     int full = ixj__iprog_emit(g, IOP_ULT, IPROG_I1, 0, t1, ixj__iprog_const_s64(g, extent[k]), -1, 0);
