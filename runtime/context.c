@@ -139,11 +139,6 @@ void ixj_context_destroy(ixj_context *c) {
     ixj__cache_stats(c->cache, &stats);
     ixj__disk_cache_count(c->disk, DISK_STAT_MEMORY_HITS, stats.hits);
   }
-  if (c->disk && c->cache) { /* this process's memory hits, for `ixjit cache stats` */
-    ixj_cache_stats stats;
-    ixj__cache_stats(c->cache, &stats);
-    ixj__disk_cache_count(c->disk, DISK_STAT_MEMORY_HITS, stats.hits);
-  }
   ixj__pool_destroy(c->pool);
   ixj__cache_destroy(c->cache);
   ixj__call_cache_destroy(c->calls);
