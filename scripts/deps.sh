@@ -8,8 +8,9 @@
 #   libsodium-dev      authenticated cache entries (optional: without it a cache key is unavailable)
 #   libhiredis-dev     the remote cache tier (optional: without it the remote tier is unavailable)
 #   redis-server       the remote tier's tests (skipped without it)
+#   pkg-config         the consumer_install test's pkg-config consumer (ixjit.pc)
 set -eu
-packages="cmake gcc make clang libclang-rt-14-dev libcmocka-dev python3 python3-numpy llvm-19-dev libxxhash-dev python3-dev python3-venv python3-pytest libcjson-dev libdnnl-dev libsodium-dev libhiredis-dev redis-server"
+packages="cmake gcc make clang libclang-rt-14-dev libcmocka-dev python3 python3-numpy llvm-19-dev libxxhash-dev python3-dev python3-venv python3-pytest libcjson-dev libdnnl-dev libsodium-dev libhiredis-dev redis-server pkg-config"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
