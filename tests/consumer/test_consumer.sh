@@ -15,7 +15,7 @@ ldflags="$5"
 prefix="$tmp/prefix"
 cmake --install "$build" --prefix "$prefix" > "$tmp/install.log" 2>&1 && ok || { bad "install: $(cat "$tmp/install.log")"; }
 for f in lib/cmake/ixjit/ixjitConfig.cmake lib/cmake/ixjit/ixjitConfigVersion.cmake lib/pkgconfig/ixjit.pc \
-         include/ixjit/ixjit.h include/ixjit/version.h lib/libixjit.a; do
+         include/ixjit/ixjit.h include/ixjit/version.h include/ixjit/third_party/dlpack/dlpack.h lib/libixjit.a; do
   [ -f "$prefix/$f" ] && ok || bad "not installed: $f"
 done
 
