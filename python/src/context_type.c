@@ -11,13 +11,26 @@
 static pyixj_context_obj *default_ctx; /* guarded by the GIL */
 
 static int context_init(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *names[] = {"threads", "cache_dir", "disk_cache", "cache_max_bytes", "record", "last_level_cache", NULL};
+  static char *names[] = {"threads", "cache_dir", "disk_cache", "cache_max_bytes", "record", "last_level_cache",
+                          "compile", NULL};
   int threads = 0;
   PyObject *cache_dir = Py_None, *disk = Py_None, *record = Py_None;
   unsigned long long max_bytes = 0, llc = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$iOOKOK:Context", names, &threads, &cache_dir, &disk, &max_bytes,
-                                   &record, &llc))
+  const char *compile = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$iOOKOKz:Context", names, &threads, &cache_dir, &disk, &max_bytes,
+                                   &record, &llc, &compile))
     return -1;
+  /* tiered execution (ixj_compile_mode): None is IXJIT_COMPILE, else sync */
+  int mode = IXJ_COMPILE_DEFAULT;
+  if (compile) {
+    if (!strcmp(compile, "sync")) mode = IXJ_COMPILE_SYNC;
+    else if (!strcmp(compile, "async")) mode = IXJ_COMPILE_ASYNC;
+    else if (!strcmp(compile, "cache-only")) mode = IXJ_COMPILE_CACHE_ONLY;
+    else {
+      pyixj_raise_msg(IXJ_ERR_INVALID_ARGUMENT, "Context: compile='%s': use 'sync', 'async' or 'cache-only'", compile);
+      return -1;
+    }
+  }
   pyixj_context_obj *c = (pyixj_context_obj *)self;
   if (c->ctx) {
     PyErr_SetString(PyExc_RuntimeError, "Context.__init__ called twice");
@@ -40,7 +53,8 @@ static int context_init(PyObject *self, PyObject *args, PyObject *kw) {
                            .disk_cache = use_disk,
                            .cache_dir = dir_bytes ? PyBytes_AS_STRING(dir_bytes) : NULL,
                            .cache_max_bytes = max_bytes,
-                           .record_path = rec_bytes ? PyBytes_AS_STRING(rec_bytes) : NULL};
+                           .record_path = rec_bytes ? PyBytes_AS_STRING(rec_bytes) : NULL,
+                           .compile_mode = mode};
   ixj_error err;
   ixj_status st;
   Py_BEGIN_ALLOW_THREADS
@@ -108,10 +122,21 @@ static PyObject *context_cache_stats(PyObject *self, PyObject *unused) {
   REQUIRE_CTX(self);
   ixj_cache_stats s;
   ixj_context_cache_stats(C(self), &s);
-  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:d,s:K}", "hits", (unsigned long long)s.hits, "misses",
+  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:d,s:K,s:K,s:K}", "hits", (unsigned long long)s.hits, "misses",
                        (unsigned long long)s.misses, "disk_hits", (unsigned long long)s.disk_hits, "compiles",
                        (unsigned long long)s.compiles, "failures", (unsigned long long)s.failures, "compile_ms",
-                       s.compile_ms, "entries", (unsigned long long)s.entries);
+                       s.compile_ms, "entries", (unsigned long long)s.entries, "generic_calls",
+                       (unsigned long long)s.generic_calls, "compiles_queued", (unsigned long long)s.compiles_queued);
+}
+
+static PyObject *context_wait_compiles(PyObject *self, PyObject *unused) {
+  (void)unused;
+  REQUIRE_CTX(self);
+  ixj_context *c = C(self);
+  Py_BEGIN_ALLOW_THREADS
+  ixj_wait_compiles(c);
+  Py_END_ALLOW_THREADS
+  Py_RETURN_NONE;
 }
 
 /* One line of a warm file: bad lines are counted and reported, not fatal. */
@@ -221,7 +246,10 @@ static PyObject *context_repr(PyObject *self) {
 
 static PyMethodDef context_methods[] = {
     {"cache_stats", context_cache_stats, METH_NOARGS,
-     "cache_stats() -> dict: hits, misses, disk_hits, compiles, failures, compile_ms, entries."},
+     "cache_stats() -> dict: hits, misses, disk_hits, compiles, failures, compile_ms, entries, generic_calls, "
+     "compiles_queued."},
+    {"wait_compiles", context_wait_compiles, METH_NOARGS,
+     "wait_compiles(): returns once the background compiles queued so far (compile='async') are done."},
     {"warm", (PyCFunction)(void (*)(void))context_warm, METH_VARARGS | METH_KEYWORDS,
      "warm(file, target='cpu') -> dict\n\nCompiles every signature of a record or spec file (IXJIT_RECORD's format, "
      "include/ixjit/record.h) into this context's caches, memory and disk; target 'cuda:sm_XY' makes CUDA images "
@@ -241,9 +269,11 @@ PyTypeObject pyixj_ContextType = {
     .tp_repr = context_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Context(*, threads=0, cache_dir=None, disk_cache=None, cache_max_bytes=0, record=None, "
-              "last_level_cache=0)\n\nThe JIT, its kernel caches and thread pool. threads=0: IXJIT_NUM_THREADS or the "
+              "last_level_cache=0, compile=None)\n\nThe JIT, its kernel caches and thread pool. threads=0: IXJIT_NUM_THREADS or the "
               "online CPUs; disk_cache None: on unless IXJIT_CACHE=off; cache_dir None: IXJIT_CACHE_DIR, else "
-              "~/.cache/ixjit; record: append the signature of each compiled kernel to this file (for warm). Every "
+              "~/.cache/ixjit; record: append the signature of each compiled kernel to this file (for warm); compile: what a call "
+              "whose kernel is not in memory does, 'sync' (compile, then run), 'async' (run the generic kernel now, "
+              "compile in the background) or 'cache-only' (never compile), None: IXJIT_COMPILE, else sync. Every "
               "call is thread-safe. Pass it as context= to copy, fill, cat and prepare_copy; without it they use the "
               "process's default context.",
     .tp_methods = context_methods,

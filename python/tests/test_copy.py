@@ -243,3 +243,39 @@ def test_warm(tmp_path):
     assert again["compiled"] == 0 and again["present"] == 2
     with pytest.raises(OSError):
         ixjit.warm(tmp_path / "missing.txt", context=c)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "cache-only"])
+def test_compile_modes(mode):
+    c = ixjit.Context(threads=1, disk_cache=False, compile=mode)
+    a = np.arange(7 * 9, dtype=np.int32).reshape(7, 9)
+    out = np.zeros((9, 7), np.int32)
+    for _ in range(3):
+        ixjit.copy(out, a.T, context=c)  # async and cache-only may run the generic kernel: the same result
+        np.testing.assert_array_equal(out, a.T)
+    c.wait_compiles()
+    s = c.cache_stats()
+    assert s["compiles_queued"] == 0
+    if mode == "cache-only":
+        assert s["compiles"] == 0 and s["generic_calls"] >= 3
+    with pytest.raises(ixjit.InvalidInput, match="compile="):
+        ixjit.Context(compile="eager")
+
+
+def test_fork_child_makes_its_own_default_context():
+    import os
+
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork")
+    ixjit.copy(np.zeros(4), np.ones(4))  # the parent's default context exists, with its threads
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's worker threads are gone, a new default context is made
+        code = 2
+        try:
+            out = np.zeros(64)
+            ixjit.copy(out, np.arange(64.0)[::-1])
+            code = 0 if (out == np.arange(64.0)[::-1]).all() else 1
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
