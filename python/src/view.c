@@ -60,11 +60,30 @@ static void kind_of_format(const char *f, pyixj_view *v) {
   }
 }
 
+/* Whether a struct-module format holds Python object references ('O'),
+ * field names (between colons) aside: moving those as bytes would corrupt
+ * reference counts, so such arrays are refused. */
+static bool has_objects(const char *f) {
+  for (; f && *f; f++) {
+    if (*f == ':') {
+      while (f[1] && f[1] != ':') f++;
+      if (f[1]) f++;
+    } else if (*f == 'O') {
+      return true;
+    }
+  }
+  return false;
+}
+
 static int from_buffer(PyObject *obj, int how, const char *what, pyixj_view *v) {
-  int flags = PyBUF_STRIDES | ((how & VIEW_KIND) ? PyBUF_FORMAT : 0);
-  if (PyObject_GetBuffer(obj, &v->buffer, flags) < 0) return -1;
+  /* the format is asked for always: NumPy keeps it with the array, and object arrays must be recognized */
+  if (PyObject_GetBuffer(obj, &v->buffer, PyBUF_STRIDES | PyBUF_FORMAT) < 0) return -1;
   v->has_buffer = true;
   Py_buffer *b = &v->buffer;
+  if (has_objects(b->format)) {
+    PyErr_Format(PyExc_TypeError, "%s holds Python objects (format '%s'): ixjit moves plain data only", what, b->format);
+    return -1;
+  }
   if (b->ndim < 0 || b->ndim > IXJ_MAX_RANK) {
     pyixj_raise_msg(IXJ_ERR_LIMIT, "%s has %d dims; ixjit takes at most %d", what, b->ndim, IXJ_MAX_RANK);
     return -1;
@@ -271,6 +290,10 @@ static int from_interface(PyObject *obj, PyObject *iface, int how, const char *w
   for (const char *c = ts + 2; *c >= '0' && *c <= '9' && size < 1 << 20; c++) size = size * 10 + (*c - '0');
   if (strlen(ts) < 3 || size <= 0) {
     pyixj_raise_msg(IXJ_ERR_INVALID_ARGUMENT, "%s: typestr '%s' has no item size", what, ts);
+    return -1;
+  }
+  if (ts[1] == 'O') {
+    PyErr_Format(PyExc_TypeError, "%s holds Python objects (typestr '%s'): ixjit moves plain data only", what, ts);
     return -1;
   }
   v->itemsize = size;

@@ -102,6 +102,14 @@ def test_mismatches():
         ixjit.copy(np.zeros(3), np.zeros(4))
     with pytest.raises(TypeError, match="expected an array"):
         ixjit.copy(np.zeros(3), [1.0, 2.0, 3.0])
+    objs = np.array([object(), object()], dtype=object)
+    with pytest.raises(TypeError, match="Python objects"):
+        ixjit.copy(np.empty(2, dtype=object), objs)  # references, never moved as bytes
+    with pytest.raises(TypeError, match="Python objects"):
+        ixjit.copy(np.zeros(2, np.int64), objs)
+    rec = np.zeros(3, np.dtype([("Obj", "<i8"), ("x", "<f8")]))  # an 'O' in a field name is not an object
+    ixjit.copy(rec, np.ones(3, rec.dtype))
+    assert (rec["x"] == 1).all()
 
 
 def test_fill():
