@@ -5,6 +5,7 @@
  *   ixjit run  copy|fill|cat [--target cpu|cuda] --dst IXFUN [--src IXFUN]... [--src-file F]... [--dst-file F]
  *              [--out F] [--value HEX] [--axis K] --elem-size E [--check]
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,7 +169,9 @@ static int parse_target(const char *t, target_spec *out) {
   size_t n = colon ? (size_t)(colon - t) : strlen(t);
   snprintf(out->arch, sizeof out->arch, "%s", colon ? colon + 1 : "sm_80");
   int cc;
-  if (sscanf(out->arch, "sm_%d", &cc) != 1) return cli_error(CLI_USAGE, "--target %s: the architecture must be sm_XY", t);
+  char tail;
+  if (sscanf(out->arch, "sm_%d%c", &cc, &tail) != 1 || cc <= 0)
+    return cli_error(CLI_USAGE, "--target %s: the architecture must be sm_XY", t);
   if (n == 4 && !strncmp(t, "llvm", 4) && !colon) out->kind = TARGET_LLVM;
   else if (n == 4 && !strncmp(t, "cuda", 4)) out->kind = TARGET_CUDA;
   else if (n == 3 && !strncmp(t, "ptx", 3)) out->kind = TARGET_PTX;
@@ -267,10 +270,11 @@ static int parse_hex_value(const char *hex, size_t elem, unsigned char *out) {
   size_t n = strlen(hex);
   if (n >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex += 2, n -= 2;
   if (n != 2 * elem) return cli_error(CLI_USAGE, "--value needs %zu hex digits for %zu-byte elements", 2 * elem, elem);
-  for (size_t k = 0; k < elem; k++) {
-    unsigned v;
-    if (sscanf(hex + 2 * k, "%2x", &v) != 1) return cli_error(CLI_USAGE, "--value: bad hex digits");
-    out[k] = (unsigned char)v; /* the bytes in memory order, as written */
+  for (size_t k = 0; k < 2 * elem; k++)
+    if (!isxdigit((unsigned char)hex[k])) return cli_error(CLI_USAGE, "--value: '%c' is not a hex digit", hex[k]);
+  for (size_t k = 0; k < elem; k++) { /* the bytes in memory order, as written */
+    char two[3] = {hex[2 * k], hex[2 * k + 1], '\0'};
+    out[k] = (unsigned char)strtoul(two, NULL, 16);
   }
   return CLI_OK;
 }

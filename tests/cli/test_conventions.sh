@@ -59,6 +59,9 @@ usage2 "run elem-size 4k" "$ixjit" run copy --dst 'iota 4' --src 'iota 4' --elem
 usage2 "run axis on a copy" "$ixjit" run copy --dst 'iota 4' --src 'iota 4' --elem-size 4 --axis 1
 usage2 "run value on a copy" "$ixjit" run copy --dst 'iota 4' --src 'iota 4' --elem-size 4 --value 00
 usage2 "emit --check is run's" "$ixjit" emit copy --dst 'iota 4' --src 'iota 4' --elem-size 4 --check
+usage2 "run fill --value with a space" "$ixjit" run fill --dst 'iota 4' --value ' a0b' --elem-size 2
+usage2 "run fill --value not hex" "$ixjit" run fill --dst 'iota 4' --value 0g0b --elem-size 2
+usage2 "emit --target cuda:sm_90x" "$ixjit" emit copy --target cuda:sm_90x --dst 'iota 4' --src 'iota 4' --elem-size 4
 usage2 "demo with an argument" "$ixjit" demo now
 usage2 "magic 2^64" "$ixjit" magic 3 18446744073709551616
 usage2 "magic --bits 48" "$ixjit" magic 3 10 --bits 48
