@@ -140,7 +140,7 @@ static PyObject *mod_copy(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
     Py_BEGIN_ALLOW_THREADS
     st = ixj_copy_cuda(c, &od.op, &os.op, (size_t)unit, NULL, NULL, &err);
     Py_END_ALLOW_THREADS
-  } else if (op_bytes(&od) < PYIXJ_NOGIL_BYTES) {
+  } else if (op_bytes(&od) < PYIXJ_NOGIL_BYTES && !od.fresh && !os.fresh) {
     st = ixj_copy(c, &od.op, &os.op, (size_t)unit, NULL, &err);
   } else {
     Py_BEGIN_ALLOW_THREADS
@@ -204,7 +204,7 @@ static PyObject *mod_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
       Py_BEGIN_ALLOW_THREADS
       st = ixj_fill_cuda(c, &od.op, value, (size_t)unit, NULL, NULL, &err);
       Py_END_ALLOW_THREADS
-    } else if (op_bytes(&od) < PYIXJ_NOGIL_BYTES) {
+    } else if (op_bytes(&od) < PYIXJ_NOGIL_BYTES && !od.fresh) {
       st = ixj_fill(c, &od.op, value, (size_t)unit, NULL, &err);
     } else {
       Py_BEGIN_ALLOW_THREADS

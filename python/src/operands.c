@@ -165,6 +165,7 @@ int pyixj_operand_from_view(const pyixj_view *v, int64_t unit, pyixj_operand *o)
     pyixj_raise(&err);
     return -1;
   }
+  o->fresh = true;
   if (slot && slot->rank == 0) { /* the slot is free: the table keeps it */
     slot->rank = rank;
     memcpy(slot->shape, shape, sizeof(int64_t) * (size_t)rank);
@@ -193,6 +194,7 @@ int pyixj_operand_raw(const pyixj_view *v, const ixj_ixfun *f, pyixj_operand *o)
     }
   }
   o->borrowed = true;
+  o->fresh = true; /* explicit index functions are not in the layout table: assume a compile may follow */
   o->ixfun = (ixj_ixfun *)f;
   o->op.ixfun = f;
   o->op.data = v->ptr;

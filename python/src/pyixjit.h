@@ -72,6 +72,7 @@ typedef struct pyixj_operand {
   ixj_ixfun *ixfun;  /* owned unless borrowed */
   bool borrowed;
   int64_t lo;        /* the first reached element, relative to the view's ptr (<= 0) */
+  bool fresh;        /* a layout not seen before: its kernel may have to be compiled */
 } pyixj_operand;
 
 /* The largest element size (1, 2, 4, 8 or 16 bytes) that divides every
@@ -126,8 +127,10 @@ pyixj_context_obj *pyixj_context_get(PyObject *maybe);
 /* The default context is not inherited across fork (its threads are not). */
 void pyixj_context_forget_default(void);
 void pyixj_context_free_default(void);
-/* Runs the work of a call with the GIL released when it moves enough bytes
- * to make that worth its cost. */
+/* A call releases the GIL when its destination has at least this many
+ * bytes, or when a layout is new (a compile may follow, tens of ms): below
+ * it, on a cache hit, releasing and taking the GIL back costs more than the
+ * copy. */
 #define PYIXJ_NOGIL_BYTES ((size_t)1 << 15)
 
 /* ---- kernel_type.c ----------------------------------------------------- */
