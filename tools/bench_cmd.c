@@ -30,7 +30,7 @@ static const char usage_text[] =
     "  --baseline FILE     compare with an earlier --json file; exit status 1 on a regression\n"
     "  --threshold PCT     how much slower counts as a regression (default 10), beyond the spread\n"
     "  --input FILE        read results from an earlier --json file instead of measuring\n"
-    "  --help              this text\n"
+    "  -h, --help          this text\n"
     "Exit status: 0 done, 1 a regression or a failed case, 2 bad arguments or suite.\n";
 
 /* "1,2,4": each a count 1..1024 read by the library's one parser (ixj_parse_count). */
@@ -116,7 +116,7 @@ int cmd_bench(int argc, char **argv) {
   optind = 1;
   opterr = 0;
   int opt, status = CLI_OK;
-  while ((opt = getopt_long(argc + 1, args, ":", longopts, NULL)) != -1) {
+  while ((opt = getopt_long(argc + 1, args, ":h", longopts, NULL)) != -1) {
     switch (opt) {
     case 'f': filter_text = optarg; break;
     case 't':

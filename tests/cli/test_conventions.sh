@@ -25,6 +25,8 @@ for cmd in eval show magic emit run warm demo bench cache; do
   rc=$(status "$ixjit" $cmd --help)
   [ "$rc" = 0 ] && ok || bad "$cmd --help: exit $rc: $(cat "$tmp/err")"
   expect "$cmd --help: usage on stdout" "usage: ixjit $cmd" "$(cat "$tmp/out")"
+  rc=$(status "$ixjit" $cmd -h)
+  [ "$rc" = 0 ] && ok || bad "$cmd -h: exit $rc: $(cat "$tmp/err")"
   rc=$(status "$ixjit" help $cmd)
   [ "$rc" = 0 ] && ok || bad "help $cmd: exit $rc"
   expect "help $cmd" "usage: ixjit $cmd" "$(cat "$tmp/out")"
