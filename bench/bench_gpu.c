@@ -39,7 +39,7 @@ static double runtime_magic_ms(const ixj_plan *p, const ixj_operand *d, const ix
   cuda_divisors dv;
   int cc = 0;
   double ms = -1;
-  if (p->index_bits != 32 || ixj__cuda_device(&cc, err) != IXJ_OK) return -1;
+  if (p->index_bits != 32 || ixj__cuda_device(0, &cc, err) != IXJ_OK) return -1;
   char arch[16];
   snprintf(arch, sizeof arch, "sm_%d", cc);
   if (ixj__emit_cuda_runtime(p, "runtime_magic", &src, &dv, err) == IXJ_OK && ixj__nvrtc_compile(src, arch, &image, &size, err) == IXJ_OK &&
@@ -63,8 +63,8 @@ static double runtime_magic_ms(const ixj_plan *p, const ixj_operand *d, const ix
     ixj__cuda_launch_shape(p, p->work_units, &blocks, &bx, &by);
     for (int r = 0; r < REPS; r++) {
       double t0 = now_ms();
-      ixj__cuda_launch(kernel, blocks, bx, by, args, 0, (long long)p->work_units, NULL, err);
-      ixj__cuda_synchronize(NULL, err);
+      ixj__cuda_launch(0, kernel, blocks, bx, by, args, 0, (long long)p->work_units, NULL, err);
+      ixj__cuda_synchronize(0, NULL, err);
       t[r] = now_ms() - t0;
     }
     ms = median(t, REPS);
@@ -141,7 +141,7 @@ int main(int argc, char **argv) {
       if (st == IXJ_OK) st = ixj_cuda_synchronize(NULL, &err);
       if (r) t[r - 1] = now_ms() - t0;
       t0 = now_ms();
-      if (st == IXJ_OK) st = ixj__cuda_memcpy_dtod(scratch, od.data, out, NULL, &err);
+      if (st == IXJ_OK) st = ixj__cuda_memcpy_dtod(0, scratch, od.data, out, NULL, &err);
       if (st == IXJ_OK) st = ixj_cuda_synchronize(NULL, &err);
       if (r) m[r - 1] = now_ms() - t0;
     }

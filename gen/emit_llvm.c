@@ -219,7 +219,77 @@ static const char *body(const text *t) { return t->buf ? t->buf : ""; }
 
 /* ---- elementwise kernels -------------------------------------------------- */
 
-enum { EW_ALLOCAS, EW_SETUP, EW_ROW, EW_INNER, EW_CARRY, EW_PARTS };
+enum { EW_ALLOCAS, EW_SETUP, EW_ROW, EW_VSETUP, EW_VECTOR, EW_INNER, EW_CARRY, EW_PARTS };
+
+static int log2_of(size_t n) {
+  int k = 0;
+  while (((size_t)1 << k) < n) k++;
+  return k;
+}
+
+/* The aligned vector loop of a row (plan_row_lanes): [%vbeg, %vend) starts at
+ * the row's first destination element on a 64-byte line and holds whole
+ * vectors; a destination whose elements are not even aligned to their size
+ * gets none (the scalar loop moves the row). A source read with stride 2..4
+ * loads the vector's span plus s - 1 elements, which lie before the row's
+ * next point: the loop stops one point short of the row's end. */
+static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, int row_src) {
+  const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
+  int last = p->rank - 1, lanes = p->row_lanes, k = e->tmp++;
+  int64_t s = p->operand[1].stride[last], unit = 1, zero = 0;
+  const char *t = e->scalar;
+  /* setup: the destination's address at the row's first point */
+  int first = ixj__lower_offset(lw, row_dst, 1, (int[]){input(e, IPROG_S64, "%%istart64", 0)}, &unit, &zero, &p->shape[last]);
+  flush(e, setup);
+  name f = ref(e, first);
+  ixj__text_put(setup, "  %%va.p = getelementptr %s, ptr %%bp.0, i64 %s\n  %%va.addr = ptrtoint ptr %%va.p to i64\n", t, f.s);
+  ixj__text_put(setup, "  %%va.neg = sub i64 0, %%va.addr\n  %%va.hb = and i64 %%va.neg, 63\n  %%va.h = lshr i64 %%va.hb, %d\n",
+                log2_of(p->elem_size));
+  ixj__text_put(setup, "  %%va.odd = and i64 %%va.addr, %zu\n  %%va.ok = icmp eq i64 %%va.odd, 0\n", p->elem_size - 1);
+  ixj__text_put(setup, "  %%va.b = add i64 %%istart64, %%va.h\n  %%va.bin = icmp ult i64 %%va.b, %%iend\n");
+  ixj__text_put(setup, "  %%va.bc = select i1 %%va.bin, i64 %%va.b, i64 %%iend\n");
+  ixj__text_put(setup, "  %%va.lim = sub i64 %%iend, %d\n", s >= 2 ? 1 : 0);
+  ixj__text_put(setup, "  %%va.room = icmp ugt i64 %%va.lim, %%va.bc\n  %%va.span = sub i64 %%va.lim, %%va.bc\n");
+  ixj__text_put(setup, "  %%va.w = and i64 %%va.span, %d\n  %%va.n = select i1 %%va.room, i64 %%va.w, i64 0\n", -lanes);
+  ixj__text_put(setup, "  %%va.e = add i64 %%va.bc, %%va.n\n");
+  ixj__text_put(setup, "  %%vbeg = select i1 %%va.ok, i64 %%va.bc, i64 %%iend\n  %%vend = select i1 %%va.ok, i64 %%va.e, i64 %%iend\n");
+
+  /* the vector at %vi */
+  int vi = input(e, IPROG_S64, "%%vi", 0);
+  int od = ixj__lower_offset(lw, row_dst, 1, &vi, &unit, &zero, &p->shape[last]);
+  int os = ixj__lower_offset(lw, row_src, 1, &vi, &s, &zero, &p->shape[last]);
+  if (s == -1) /* the vector's lowest source element */
+    os = ixj__iprog_emit(&lw->prog, IOP_ADD, IPROG_S64, IPROG_NSW, os, ixj__iprog_const_s64(&lw->prog, 1 - lanes), -1, 0);
+  flush(e, vec);
+  name d = ref(e, od), src = ref(e, os);
+  ixj__text_put(vec, "  %%vx%d.s = getelementptr %s, ptr %%bp.1, i64 %s\n", k, t, src.s);
+  if (s == 0) {
+    ixj__text_put(vec, "  %%vx%d.e = load %s, ptr %%vx%d.s, align 1, !alias.scope !%d, !noalias !%d\n", k, t, k, MD_SRC_LIST,
+                  MD_DST_LIST);
+    ixj__text_put(vec, "  %%vx%d.i = insertelement <%d x %s> poison, %s %%vx%d.e, i32 0\n", k, lanes, t, t, k);
+    ixj__text_put(vec, "  %%vx%d.v = shufflevector <%d x %s> %%vx%d.i, <%d x %s> poison, <%d x i32> zeroinitializer\n", k, lanes,
+                  t, k, lanes, t, lanes);
+  } else {
+    int span = s < 0 ? lanes : (int)s * lanes;
+    ixj__text_put(vec, "  %%vx%d.l = load <%d x %s>, ptr %%vx%d.s, align 1, !alias.scope !%d, !noalias !%d\n", k, span, t, k,
+                  MD_SRC_LIST, MD_DST_LIST);
+    if (s == 1) {
+      ixj__text_put(vec, "  %%vx%d.v = shufflevector <%d x %s> %%vx%d.l, <%d x %s> poison, <%d x i32> <", k, span, t, k, span, t,
+                    lanes);
+      for (int l = 0; l < lanes; l++) ixj__text_put(vec, "%si32 %d", l ? ", " : "", l);
+    } else { /* reversed, or every s-th element */
+      ixj__text_put(vec, "  %%vx%d.v = shufflevector <%d x %s> %%vx%d.l, <%d x %s> poison, <%d x i32> <", k, span, t, k, span, t,
+                    lanes);
+      for (int l = 0; l < lanes; l++) ixj__text_put(vec, "%si32 %d", l ? ", " : "", s < 0 ? lanes - 1 - l : (int)s * l);
+    }
+    ixj__text_put(vec, ">\n");
+  }
+  ixj__text_put(vec, "  %%vx%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, t, d.s);
+  ixj__text_put(vec, "  store <%d x %s> %%vx%d.v, ptr %%vx%d.d, align %zu", lanes, t, k, k, lanes * p->elem_size);
+  if (p->nontemporal) ixj__text_put(vec, ", !nontemporal !%d", MD_NONTEMPORAL);
+  ixj__text_put(vec, ", !alias.scope !%d, !noalias !%d\n", MD_DST_LIST, MD_SRC_LIST);
+}
 
 static ixj_status emit_elementwise(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
@@ -252,10 +322,19 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
                                    x->rotate, p->shape);
   }
   flush(e, &part[EW_ROW]);
+  if (p->row_lanes) emit_row_vectors(e, &part[EW_VSETUP], &part[EW_VECTOR], row_off[0], row_off[1]);
+  else ixj__text_put(&part[EW_VSETUP], "  %%vbeg = add i64 %%iend, 0\n  %%vend = add i64 %%iend, 0\n");
 
   /* inner: the element(s) at %i */
   text *in = &part[EW_INNER];
-  outer[last] = ixj__iprog_emit(&lw->prog, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%i", 0), -1, -1, 0);
+  /* The loop counter itself as the inner coordinate where nothing compares it
+   * in the narrow index type (a rotation of the inner dim, a cat along it):
+   * the operands' addresses are then affine in the counter, which LLVM's loop
+   * vectorizer needs (zext(trunc(i)) hides that). */
+  bool wide_inner = !(p->op == IXJ_OP_CAT && p->cat_axis == last);
+  for (int o = 0; o < p->num_operands; o++) wide_inner = wide_inner && p->operand[o].rotate[last] == 0;
+  outer[last] = wide_inner ? input(e, IPROG_S64, "%%i", 0)
+                           : ixj__iprog_emit(&lw->prog, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%i", 0), -1, -1, 0);
   for (int o = 0; o < row_operands; o++) {
     const plan_operand *x = &p->operand[o];
     int v = ixj__lower_offset(lw, row_off[o], 1, &outer[last], &x->stride[last], &x->rotate[last], &p->shape[last]);
@@ -323,13 +402,18 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
   if (st == IXJ_OK && !e->part) st = fill_metadata(&md, err);
   if (st == IXJ_OK && any_oom(part, EW_PARTS)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
   if (st == IXJ_OK) {
-    char extent[32], step[16];
+    char extent[32], step[16], lanes[16];
     snprintf(extent, sizeof extent, "%lld", (long long)p->shape[last]);
     snprintf(step, sizeof step, "%d", p->vector_elems);
+    snprintf(lanes, sizeof lanes, "%d", p->row_lanes ? p->row_lanes : 1);
+    /* 512-bit vectors stay whole even where LLVM's tuning prefers 256 bits */
+    bool wide = p->row_lanes && (size_t)p->row_lanes * p->elem_size == 64;
     const char *kv[] = {"STRATEGY", ixj__plan_strategy_name(p->strategy), "SIGNATURE", signature, "NAME", kname,
                         "IT", e->it, "ISTART64", e->lw.index == IPROG_U32 ? "zext i32 %istart to i64" : "add i64 %istart, 0",
                         "ALLOCAS", body(&part[EW_ALLOCAS]), "SETUP", body(&part[EW_SETUP]),
                         "INNER_EXTENT", extent, "ROW_SETUP", body(&part[EW_ROW]), "INNER", body(&part[EW_INNER]),
+                        "VECTOR_SETUP", body(&part[EW_VSETUP]), "VECTOR", body(&part[EW_VECTOR]), "LANES", lanes,
+                        "ATTRIBUTES", wide ? "\"min-legal-vector-width\"=\"512\" " : "",
                         "STEP", step, "CARRY", body(&part[EW_CARRY]), "EXIT", exit_code(p), "METADATA", md ? md : "",
                         "DECLARATIONS", e->part ? "" : e->declare,
                         "LINKAGE", e->part ? "internal " : ""};

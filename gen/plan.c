@@ -248,6 +248,24 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
   }
 }
 
+/* A GENERAL copy whose destination rows are contiguous and whose source
+ * rows are read with a small constant stride (reversed, every 2nd to 4th
+ * element, or one element broadcast) moves the middle of each row by
+ * vectors: one vector store per 64-byte line of destination (streamed when
+ * the plan streams, which needs them aligned), the source by one or a few
+ * vector loads and a shuffle. LLVM's loop vectorizer does not do this for
+ * streaming stores (it needs the alignment ixjit finds at run time). Rows
+ * shorter than two vectors keep the scalar loop. */
+static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
+  if (req->gpu || p->strategy != PLAN_GENERAL || p->op != IXJ_OP_COPY || p->elem_size > 8) return;
+  int last = p->rank - 1, lanes = (req->cpu_vector_bytes == 64 ? 64 : 32) / (int)p->elem_size;
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  int64_t s = src->stride[last];
+  if (dst->num_tail || src->num_tail || dst->stride[last] != 1 || dst->rotate[last] || src->rotate[last]) return;
+  if (s < -1 || s > 4 || p->shape[last] < 2 * lanes) return;
+  p->row_lanes = lanes;
+}
+
 #define STREAM_BYTES ((uint64_t)4 << 20)
 
 /* Strategy, index width, streaming and work units of a plan whose dims are
@@ -259,6 +277,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
     for (int o = 0; o < p->num_operands; o++) p->operand[o].stride[0] = p->operand[o].rotate[0] = 0;
   }
   choose_strategy(p, req);
+  choose_row_lanes(p, req);
   /* 32-bit index arithmetic when every dividend fits comfortably */
   bool narrow = p->count <= INT32_MAX;
   for (int o = 0; o < p->num_operands; o++)
@@ -426,8 +445,8 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d b_inner=%d fill_pitch=%d axis=%d", p->dst_aligned, p->b_inner, p->fill_pitch,
-                   p->cat_axis);
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d fill_pitch=%d row_lanes=%d axis=%d", p->dst_aligned, p->b_inner,
+                   p->fill_pitch, p->row_lanes, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
   for (int k = 0; k < p->num_parts; k++) {

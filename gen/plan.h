@@ -68,6 +68,8 @@ typedef struct ixj_plan {
   int tile;         /* TILED: tile edge in elements; dims rank-2 (src unit) and rank-1 (dst unit) */
   int micro;        /* TILED on a CPU: the in-register transpose's edge (a vector's lanes), 0 on a GPU */
   int vector_bytes; /* TILED on a CPU: bytes per vector of the micro-kernel */
+  int row_lanes;    /* GENERAL copy on a CPU whose rows are contiguous in the destination: lanes of the
+                       aligned vector loop in the middle of each row (0: none) */
   int dst_aligned;  /* TILED on a CPU: every destination row of a micro-block starts on a vector boundary */
   int b_inner;      /* TILED on a CPU: 0, or the b dim is dims (rank-3, rank-2) fused: contiguous in the
                        source, rank-2 of this extent (a power of two dividing micro) */

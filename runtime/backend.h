@@ -62,6 +62,13 @@ struct ixj__backend {
    * CPU; 0 on CUDA (launches are asynchronous). */
   ixj_status (*launch)(ixj_context *ctx, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,
                        const void *fill_value, void *stream, double *run_ms, ixj_error *err);
+  /* Backends with several devices (CUDA; NULL elsewhere): target and launch
+   * as above on device `device` (an index as the driver counts them);
+   * target(arch NULL) and launch are these for device 0. */
+  ixj_status (*device_target)(ixj_context *ctx, int device, ixj__target *out, ixj_error *err);
+  ixj_status (*device_launch)(ixj_context *ctx, int device, const ixj_plan *p, const kernel_ref *kernel,
+                              const void *const *ptrs, const void *fill_value, void *stream, double *run_ms,
+                              ixj_error *err);
 };
 
 extern const ixj__backend ixj__backend_cpu;
@@ -81,5 +88,10 @@ extern const ixj__backend ixj__backend_cuda;
  * "compute_XY") for 50 <= XY <= 999, digits only. *cc gets XY, *ptx whether
  * it named PTX (either may be NULL). IXJ_ERR_INVALID_ARGUMENT otherwise. */
 ixj_status ixj__cuda_parse_arch(const char *arch, bool allow_ptx, int *cc, bool *ptx, ixj_error *err);
+/* Launches a CUDA plan on device `device`'s stream (kernel NULL: a MEMCPY
+ * plan, cuMemcpyDtoDAsync): the CUDA backend's launch, and prepared CUDA
+ * kernels' (kernel_cuda.c). */
+ixj_status ixj__cuda_run_plan(int device, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,
+                              const void *fill_value, void *stream, ixj_error *err);
 
 #endif

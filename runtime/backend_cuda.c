@@ -1,7 +1,8 @@
 /* The CUDA backend: CUDA C (gen/emit_cuda) compiled by NVRTC (nvrtc.c) to a
  * CUBIN for the exact sm_XY, or to PTX when the GPU is newer than NVRTC
- * knows; loaded and launched through the Driver API (cuda_driver.c). Targets
- * named by an architecture compile without a GPU (warming, emission). */
+ * knows; loaded and launched through the Driver API (cuda_driver.c) on the
+ * device a call names (0 when it names none). Targets named by an
+ * architecture compile without a GPU (warming, emission). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,12 +29,24 @@ ixj_status ixj__cuda_parse_arch(const char *arch, bool allow_ptx, int *cc, bool 
   return IXJ_OK;
 }
 
-static ixj_status cuda_target(ixj_context *ctx, const char *arch, ixj__target *out, ixj_error *err) {
+/* Device `device`'s target: its architecture, loadable here. */
+static ixj_status cuda_device_target(ixj_context *ctx, int device, ixj__target *out, ixj_error *err) {
   (void)ctx;
   int cc = 0;
-  ixj_status st = arch ? ixj__cuda_parse_arch(arch, false, &cc, NULL, err) : ixj__cuda_device(&cc, err);
+  ixj_status st = ixj__cuda_device(device, &cc, err);
   if (st != IXJ_OK) return st;
-  *out = (ixj__target){&ixj__backend_cuda, cc, arch == NULL, "", 0};
+  *out = (ixj__target){&ixj__backend_cuda, cc, true, "", 0};
+  snprintf(out->name, sizeof out->name, "cuda:sm_%d", cc);
+  return IXJ_OK;
+}
+
+/* A named architecture (built for, never run), else device 0's. */
+static ixj_status cuda_target(ixj_context *ctx, const char *arch, ixj__target *out, ixj_error *err) {
+  int cc = 0;
+  if (!arch) return cuda_device_target(ctx, 0, out, err);
+  ixj_status st = ixj__cuda_parse_arch(arch, false, &cc, NULL, err);
+  if (st != IXJ_OK) return st;
+  *out = (ixj__target){&ixj__backend_cuda, cc, false, "", 0};
   snprintf(out->name, sizeof out->name, "cuda:sm_%d", cc);
   return IXJ_OK;
 }
@@ -75,18 +88,19 @@ static ixj_status cuda_load(ixj_context *ctx, const void *image, size_t size, co
   return ixj__cuda_load_kernel(image, name, &kernel->handle, err);
 }
 
-static ixj_status cuda_launch(ixj_context *ctx, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,
-                              const void *fill_value, void *stream, double *run_ms, ixj_error *err) {
-  (void)ctx;
-  *run_ms = 0; /* asynchronous: the kernel time is the stream's */
+ixj_status ixj__cuda_run_plan(int device, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,
+                              const void *fill_value, void *stream, ixj_error *err) {
   if (!kernel) {
     IXJ_ASSERT(err, p->strategy == PLAN_MEMCPY && p->op == IXJ_OP_COPY);
     size_t e = p->elem_size;
-    return ixj__cuda_memcpy_dtod((char *)ptrs[0] + p->operand[0].runtime_offset * (int64_t)e,
+    return ixj__cuda_memcpy_dtod(device, (char *)ptrs[0] + p->operand[0].runtime_offset * (int64_t)e,
                                  (const char *)ptrs[1] + p->operand[1].runtime_offset * (int64_t)e,
                                  (size_t)p->count * e, stream, err);
   }
-  unsigned char args[CUDA_ARGS_MAX_BYTES];
+  /* zeroed: the bytes past `used` are never stack garbage, so a launch's
+   * block depends on the plan and pointers alone (unit_cuda_device compares
+   * a prepared kernel's with the per-call path's) */
+  unsigned char args[CUDA_ARGS_MAX_BYTES] = {0};
   size_t used;
   ixj_status st = ixj__cuda_pack_args(p, ptrs, fill_value, NULL, args, sizeof args, &used, err);
   /* as many launches as the driver's limit on blocks needs */
@@ -95,9 +109,22 @@ static ixj_status cuda_launch(ixj_context *ctx, const ixj_plan *p, const kernel_
     uint64_t e = b + per_launch < p->work_units ? b + per_launch : p->work_units;
     unsigned blocks, bx, by;
     ixj__cuda_launch_shape(p, e - b, &blocks, &bx, &by);
-    st = ixj__cuda_launch(kernel->handle, blocks, bx, by, args, (long long)b, (long long)e, stream, err);
+    st = ixj__cuda_launch(device, kernel->handle, blocks, bx, by, args, (long long)b, (long long)e, stream, err);
   }
   return st;
+}
+
+static ixj_status cuda_device_launch(ixj_context *ctx, int device, const ixj_plan *p, const kernel_ref *kernel,
+                                     const void *const *ptrs, const void *fill_value, void *stream, double *run_ms,
+                                     ixj_error *err) {
+  (void)ctx;
+  *run_ms = 0; /* asynchronous: the kernel time is the stream's */
+  return ixj__cuda_run_plan(device, p, kernel, ptrs, fill_value, stream, err);
+}
+
+static ixj_status cuda_launch(ixj_context *ctx, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,
+                              const void *fill_value, void *stream, double *run_ms, ixj_error *err) {
+  return cuda_device_launch(ctx, 0, p, kernel, ptrs, fill_value, stream, run_ms, err);
 }
 
 const ixj__backend ixj__backend_cuda = {
@@ -111,4 +138,6 @@ const ixj__backend ixj__backend_cuda = {
     .compile = cuda_compile,
     .load = cuda_load,
     .launch = cuda_launch,
+    .device_target = cuda_device_target,
+    .device_launch = cuda_device_launch,
 };

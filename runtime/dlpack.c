@@ -18,6 +18,7 @@ typedef struct dl_operand {
   ixj_ixfun *ixfun;
   size_t elem_size;
   bool gpu;
+  int device; /* a CUDA tensor's device_id */
 } dl_operand;
 
 /* Device memory (the CUDA path) or host memory (the CPU path). */
@@ -26,8 +27,11 @@ static bool on_gpu(const DLTensor *t) {
 }
 
 static ixj_status same_device(const dl_operand *d, const dl_operand *s, ixj_error *err) {
-  return d->gpu == s->gpu ? IXJ_OK
-                          : ixj__fail(err, IXJ_ERR_MISMATCH, "the tensors live on different devices (CPU and CUDA)");
+  if (d->gpu != s->gpu) return ixj__fail(err, IXJ_ERR_MISMATCH, "the tensors live on different devices (CPU and CUDA)");
+  return !d->gpu || d->device == s->device
+             ? IXJ_OK
+             : ixj__fail(err, IXJ_ERR_MISMATCH, "the tensors live on different CUDA devices (%d and %d)", d->device,
+                         s->device);
 }
 
 static ixj_status check_device(const DLTensor *t, const char *what, ixj_error *err) {
@@ -35,10 +39,6 @@ static ixj_status check_device(const DLTensor *t, const char *what, ixj_error *e
       t->device.device_type != kDLCUDAManaged)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: device type %d is not supported (CPU and CUDA tensors only)",
                     what, (int)t->device.device_type);
-  /* the CUDA path drives device 0 (runtime/cuda_driver.c): a tensor elsewhere must not be touched from it */
-  if (on_gpu(t) && t->device.device_id != 0)
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: the tensor is on CUDA device %d; the CUDA path drives device 0 only",
-                    what, (int)t->device.device_id);
   return IXJ_OK;
 }
 
@@ -114,6 +114,7 @@ static ixj_status from_tensor(const DLTensor *t, const char *what, dl_operand *o
   bool empty;
   if ((st = reach(t, what, out->elem_size, strides, &lo, &lo_bytes, &span, &empty, err)) != IXJ_OK) return st;
   out->gpu = on_gpu(t);
+  out->device = t->device.device_id; /* the CUDA path runs on it (an index it lacks is its error) */
   /* The buffer is the reached range: the pointer moves to its first element
    * (lo <= 0, -lo * elem_size bytes below data + byte_offset), and the index
    * function is shifted by -lo, which fits since lo * elem_size did. An empty
@@ -152,14 +153,14 @@ static ixj_status unversion(const struct DLManagedTensorVersioned *m, const char
 
 ixj_status ixj_copy_dlpack_stream(ixj_context *ctx, const DLTensor *dst, const DLTensor *src, void *stream,
                                   ixj_call_info *info, ixj_error *err) {
-  dl_operand d = {{0}, NULL, 0, false}, s = {{0}, NULL, 0, false};
+  dl_operand d = {{0}, NULL, 0, false, 0}, s = {{0}, NULL, 0, false, 0};
   ixj_status st = from_tensor(dst, "destination", &d, err);
   if (st == IXJ_OK) st = from_tensor(src, "source", &s, err);
   if (st == IXJ_OK && d.elem_size != s.elem_size)
     st = ixj__fail(err, IXJ_ERR_MISMATCH, "element sizes differ (%zu and %zu bytes)", d.elem_size, s.elem_size);
   if (st == IXJ_OK) st = same_device(&d, &s, err);
   if (st == IXJ_OK)
-    st = d.gpu ? ixj_copy_cuda(ctx, &d.op, &s.op, d.elem_size, stream, info, err)
+    st = d.gpu ? ixj_copy_cuda_device(ctx, d.device, &d.op, &s.op, d.elem_size, stream, info, err)
                : ixj_copy(ctx, &d.op, &s.op, d.elem_size, info, err);
   ixj_ixfun_free(d.ixfun);
   ixj_ixfun_free(s.ixfun);
@@ -168,10 +169,10 @@ ixj_status ixj_copy_dlpack_stream(ixj_context *ctx, const DLTensor *dst, const D
 
 ixj_status ixj_fill_dlpack_stream(ixj_context *ctx, const DLTensor *dst, const void *value, void *stream,
                                   ixj_call_info *info, ixj_error *err) {
-  dl_operand d = {{0}, NULL, 0, false};
+  dl_operand d = {{0}, NULL, 0, false, 0};
   ixj_status st = from_tensor(dst, "destination", &d, err);
   if (st == IXJ_OK)
-    st = d.gpu ? ixj_fill_cuda(ctx, &d.op, value, d.elem_size, stream, info, err)
+    st = d.gpu ? ixj_fill_cuda_device(ctx, d.device, &d.op, value, d.elem_size, stream, info, err)
                : ixj_fill(ctx, &d.op, value, d.elem_size, info, err);
   ixj_ixfun_free(d.ixfun);
   return st;
@@ -181,7 +182,7 @@ ixj_status ixj_cat_dlpack_stream(ixj_context *ctx, const DLTensor *dst, int axis
                                  const DLTensor *const *srcs, void *stream, ixj_call_info *info, ixj_error *err) {
   if (num_srcs < 1 || num_srcs > IXJ_MAX_CAT_INPUTS || !srcs)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
-  dl_operand d = {{0}, NULL, 0, false}, s[IXJ_MAX_CAT_INPUTS];
+  dl_operand d = {{0}, NULL, 0, false, 0}, s[IXJ_MAX_CAT_INPUTS];
   ixj_operand ops[IXJ_MAX_CAT_INPUTS];
   for (int k = 0; k < num_srcs; k++) s[k].ixfun = NULL;
   ixj_status st = from_tensor(dst, "destination", &d, err);
@@ -194,7 +195,7 @@ ixj_status ixj_cat_dlpack_stream(ixj_context *ctx, const DLTensor *dst, int axis
     ops[k] = s[k].op;
   }
   if (st == IXJ_OK)
-    st = d.gpu ? ixj_cat_cuda(ctx, &d.op, axis, num_srcs, ops, d.elem_size, stream, info, err)
+    st = d.gpu ? ixj_cat_cuda_device(ctx, d.device, &d.op, axis, num_srcs, ops, d.elem_size, stream, info, err)
                : ixj_cat(ctx, &d.op, axis, num_srcs, ops, d.elem_size, info, err);
   ixj_ixfun_free(d.ixfun);
   for (int k = 0; k < num_srcs; k++) ixj_ixfun_free(s[k].ixfun);

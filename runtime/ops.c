@@ -8,7 +8,7 @@
 
 static ixj_status run_op(ixj_context *ctx, const ixj__backend *backend, const op_call *c, void *stream,
                          ixj_call_info *info, ixj_error *err) {
-  dispatch_request req = {DISPATCH_RUN, backend, NULL, *c, false, stream, info != NULL, NULL};
+  dispatch_request req = {DISPATCH_RUN, backend, NULL, *c, false, stream, info != NULL, NULL, 0};
   dispatch_result out;
   ixj_status st = ixj__dispatch(ctx, &req, &out, err);
   if (info) *info = out.info;

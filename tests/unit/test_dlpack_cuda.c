@@ -1,7 +1,9 @@
 /* DLPack tensors and the CUDA path: the caller's stream reaches CUDA work and
- * is ignored for CPU tensors; a CUDA tensor's device index is checked (the
- * CUDA path drives device 0 of the process, see docs/cuda-path.md). Without
- * a GPU the CUDA calls must fail as unavailable, never run on the CPU. */
+ * is ignored for CPU tensors; a CUDA tensor's device index is the device the
+ * work runs on (docs/cuda-path.md): tensors on two devices are a mismatch, an
+ * index the process lacks is refused by the driver layer. Without a GPU the
+ * CUDA calls must fail as unavailable, never run on the CPU. (Which context a
+ * device index selects is unit_cuda_device's, with a fake driver.) */
 #include <dlpack/dlpack.h>
 
 #include "ixjit/dlpack.h"
@@ -40,8 +42,9 @@ static void test_cpu_ignores_stream(void **state) {
   for (int k = 0; k < 6; k++) assert_true(dst[k] == 7);
 }
 
-/* CUDA tensors: on the GPU when there is one, else "unavailable"; a device
- * other than 0 is refused by name before anything runs. */
+/* CUDA tensors: on the GPU when there is one, else "unavailable"; device 1
+ * runs there when the process has it, is refused by name when it has not, and
+ * is unavailable without a GPU; tensors on devices 0 and 1 never mix. */
 static void test_cuda_device_and_stream(void **state) {
   (void)state;
   int64_t shape[1] = {64};
@@ -64,10 +67,31 @@ static void test_cuda_device_and_stream(void **state) {
   } else {
     assert_int_equal(st, IXJ_ERR_UNAVAILABLE);
   }
-  DLTensor other = d;
-  other.device.device_id = 1;
-  assert_int_equal(ixj_copy_dlpack_stream(ctx, &other, &s, NULL, NULL, &err), IXJ_ERR_INVALID_ARGUMENT);
-  assert_non_null(strstr(err.message, "device 1"));
+  int devices = 0;
+  ixj_cuda_device_count(&devices, &err);
+  DLTensor other = d, other_src = s;
+  other.device.device_id = other_src.device.device_id = 1;
+  void *obuf = NULL, *osbuf = NULL;
+  if (devices >= 2) {
+    assert_int_equal(ixj_cuda_alloc_device(1, &obuf, 64 * 4, &err), IXJ_OK);
+    assert_int_equal(ixj_cuda_alloc_device(1, &osbuf, 64 * 4, &err), IXJ_OK);
+    other.data = obuf;
+    other_src.data = osbuf;
+  }
+  st = ixj_copy_dlpack_stream(ctx, &other, &other_src, NULL, NULL, &err);
+  if (devices >= 2) {
+    assert_int_equal(st, IXJ_OK);
+    assert_int_equal(ixj_cuda_synchronize_device(1, NULL, &err), IXJ_OK);
+  } else if (gpu) {
+    assert_int_equal(st, IXJ_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "no CUDA device 1"));
+  } else {
+    assert_int_equal(st, IXJ_ERR_UNAVAILABLE);
+  }
+  assert_int_equal(ixj_copy_dlpack_stream(ctx, &other, &s, NULL, NULL, &err), IXJ_ERR_MISMATCH);
+  assert_non_null(strstr(err.message, "different CUDA devices (1 and 0)"));
+  ixj_cuda_free(obuf);
+  ixj_cuda_free(osbuf);
   DLTensor host = s;
   host.device.device_type = kDLCPU;
   assert_int_equal(ixj_copy_dlpack_stream(ctx, &d, &host, NULL, NULL, &err), IXJ_ERR_MISMATCH);

@@ -181,10 +181,40 @@ static void strided_fills(void **state) {
   ixj_ixfun_free(f);
 }
 
+/* GENERAL copies into contiguous destination rows: the aligned vector loop
+ * in the middle of each row (reversed, every 2nd to 4th element, broadcast),
+ * the scalar head and tail around it, and destinations misaligned by an
+ * element or by a byte (no vector loop). */
+static void row_vectors(void **state) {
+  (void)state;
+  static const char *cases[][2] = {
+      {"iota 37 300", "iota 37 300 | slice ::-1 ::-1"},      {"iota 37 300", "iota 37 300 | rotate 5 0 | slice : ::-1"},
+      {"iota 20 150", "iota 40 300 | slice ::2 ::2"},        {"iota 20 301", "iota 20 903 | slice ::-1 ::3"},
+      {"iota 9 277", "iota 9 1108 | slice : 3::4"},          {"iota 30 200", "iota 30 7 | slice : 3:4 | expand 30 200"},
+      {"iota 6 5 140", "iota 5 6 280 | permute 1 0 2 | slice : : 1::2"}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+    for (size_t e = 1; e <= 16; e *= 2) {
+      const char *srcs[1] = {cases[c][1]};
+      copy_all_ways(e, cases[c][0], cases[c][1], "general");
+      if (e > 1) check(IXJ_OP_COPY, e, 0, cases[c][0], 1, srcs, 64, 1, 1, "general"); /* elements off their size */
+    }
+  /* the vector loop is the one taken where it can be */
+  ixj_ixfun *d = parse_ok(cases[0][0]), *s = parse_ok(cases[0][1]);
+  const ixj_ixfun *srcs[1] = {s};
+  plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs, .cpu_vector_bytes = 64};
+  ixj_plan *p = malloc(sizeof *p);
+  assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+  assert_int_equal(p->row_lanes, 16);
+  free(p);
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s);
+}
+
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(strided_destinations),
-                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills)};
+                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills),
+                                     cmocka_unit_test(row_vectors)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
   return failed;
