@@ -88,6 +88,8 @@ static void open_disk_cache(ixj_context *c) {
     ixj__ctx_log(c, IXJ_LOG_WARNING, "%s: the disk cache is off", err.message);
   else
     ixj__disk_cache_set_log(c->disk, c->opts.log, c->opts.log_user);
+  if (c->disk && ixj__remote_cache_open(&c->opts, c->auth, c->disk, &c->remote, &err) != IXJ_OK)
+    ixj__ctx_log(c, IXJ_LOG_WARNING, "%s: the remote cache is off", err.message);
 }
 
 static void open_record(ixj_context *c) {
@@ -143,6 +145,7 @@ void ixj_context_destroy(ixj_context *c) {
   ixj__cache_destroy(c->cache);
   ixj__call_cache_destroy(c->calls);
   ixj__jit_llvm_destroy(c->jit);
+  ixj__remote_cache_close(c->remote); /* pushes what is queued; before the disk and the key it uses */
   ixj__disk_cache_close(c->disk);
   ixj__cache_auth_close(c->auth);
   if (c->record_fd >= 0) close(c->record_fd);
@@ -152,6 +155,7 @@ void ixj_context_destroy(ixj_context *c) {
 void ixj_context_cache_stats(ixj_context *c, ixj_cache_stats *out) {
   ixj__cache_stats(c->cache, out);
   out->compiles_queued = ixj__compiler_pending(c->compiler);
+  out->remote_hits = c->remote ? ixj__remote_cache_hits(c->remote) : 0;
 }
 
 void ixj_wait_compiles(ixj_context *c) {
@@ -160,6 +164,7 @@ void ixj_wait_compiles(ixj_context *c) {
 int ixj_context_num_threads(const ixj_context *c) { return c->threads; }
 const char *ixj_context_target(const ixj_context *c) { return ixj__jit_llvm_target(c->jit); }
 const char *ixj_context_cache_dir(const ixj_context *c) { return c->disk ? ixj__disk_cache_dir(c->disk) : NULL; }
+const char *ixj_context_remote_cache(const ixj_context *c) { return c->remote ? ixj__remote_cache_url(c->remote) : NULL; }
 
 void ixj__ctx_log(const ixj_context *ctx, ixj_log_level level, const char *fmt, ...) {
   if (!ctx->opts.log) return;

@@ -11,6 +11,7 @@
 #include "call_cache.h"
 #include "compiler_thread.h"
 #include "disk_cache.h"
+#include "remote_cache.h"
 #include "ixjit/context.h"
 #include "jit_llvm.h"
 #include "pool.h"
@@ -25,6 +26,7 @@ struct ixj_context {
   jit_llvm *jit;
   disk_cache *disk;          /* NULL: off or unusable */
   cache_auth *auth;          /* the cache key (cache_auth.h); NULL: none */
+  remote_cache *remote;      /* the remote tier (remote_cache.h); NULL: none */
   atomic_bool disk_warned;   /* one warning for a cache we cannot write */
   int record_fd;             /* -1: not recording */
   ixj_compile_mode compile;  /* never DEFAULT: resolved at creation */

@@ -943,6 +943,7 @@ ixj_status ixj_cache_clear(const char *dir, int *removed, ixj_error *err) {
   for (int k = 0; k < n; k++)
     if (!v[k].refused && unlink_entry(m.fd, v[k].name) == 0) count++;
   free(v);
+  unlinkat(m.fd, STATS_FILE, 0); /* everything: the counters too (not counted as a file removed) */
   for (int k = 0; k < SHARDS; k++) { /* the emptied shards (one still in use stays) */
     char shard[3];
     snprintf(shard, sizeof shard, "%02x", k);

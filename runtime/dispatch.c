@@ -109,7 +109,9 @@ static ixj_status job_image(kernel_job *j, bool skip_disk, void **image, size_t 
   ixj_status st = job_signature(j, err);
   if (st == IXJ_OK) st = job_key(j, err);
   if (st != IXJ_OK) return st;
-  if (j->key && !skip_disk && ixj__disk_cache_load(ctx->disk, j->key, image, size)) {
+  if (j->key && !skip_disk &&
+      (ixj__disk_cache_load(ctx->disk, j->key, image, size) ||
+       (ctx->remote && ixj__remote_cache_fetch(ctx->remote, j->key, image, size)))) { /* the remote tier: after the disk */
     *from_disk = true;
     return IXJ_OK;
   }
@@ -121,6 +123,7 @@ static ixj_status job_image(kernel_job *j, bool skip_disk, void **image, size_t 
     ixj_error werr;
     if (ixj__disk_cache_store(ctx->disk, j->key, *image, *size, &werr) != IXJ_OK)
       ixj__ctx_warn_disk_once(ctx, werr.message);
+    if (ctx->remote) ixj__remote_cache_push(ctx->remote, j->key, *image, *size); /* in the background */
   }
   return st;
 }
@@ -329,6 +332,7 @@ static ixj_status warm(kernel_job *j, dispatch_result *out, ixj_error *err) {
   }
   if (st == IXJ_OK) st = job_signature(j, err);
   if (st == IXJ_OK) st = job_key(j, err);
+  if (st == IXJ_OK && present && ctx->remote) ixj__remote_cache_warmed(ctx->remote, j->key); /* on disk; warm --remote */
   if (st == IXJ_OK && !ixj__disk_cache_has(ctx->disk, j->key)) {
     const char *dir = ixj__disk_cache_dir(ctx->disk);
     /* a directory that can be written lost the entry to eviction: the size

@@ -28,8 +28,9 @@ typedef struct tally {
 } tally;
 
 static const char USAGE[] =
-    "usage: ixjit cache stats|ls|verify|prune|clear [--cache DIR] [--json]\n"
+    "usage: ixjit cache stats|ls|verify|prune|clear [--cache DIR] [--json] [--remote]\n"
     "  stats   entries, bytes, hits and misses across processes, entries per target\n"
+    "          (--remote: the store of IXJIT_REMOTE_CACHE: entries, bytes, hits and misses of every process)\n"
     "  ls      one line per entry: file, size, last use, signature\n"
     "  verify  checks every entry (and its HMAC with IXJIT_CACHE_KEY_FILE); exit 1 if any is bad\n"
     "  prune   removes bad entries and stale temporary files, then evicts to IXJIT_CACHE_MAX_BYTES\n"
@@ -164,10 +165,38 @@ static int print_stats(const char *dir, const tally *t, uint64_t max, bool missi
   return CLI_OK;
 }
 
+/* stats --remote: what the store holds under the prefix, and its counters. */
+static int remote_stats(bool json) {
+  const char *url = getenv("IXJIT_REMOTE_CACHE"), *prefix = getenv("IXJIT_REMOTE_PREFIX");
+  ixj_remote_stats r;
+  ixj_error err;
+  if (!url || !*url) return cli_error(CLI_USAGE, "--remote: set IXJIT_REMOTE_CACHE=redis://HOST:PORT[/DB] or unix:///PATH");
+  if (ixj_remote_cache_stats(url, prefix, &r, &err) != IXJ_OK) return cli_error(CLI_FAILED, "%s", err.message);
+  if (json) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "remote", url);
+    cJSON_AddStringToObject(o, "prefix", prefix ? prefix : "ixjit:");
+    cJSON_AddNumberToObject(o, "entries", (double)r.entries);
+    cJSON_AddNumberToObject(o, "bytes", (double)r.bytes);
+    cJSON_AddNumberToObject(o, "hits", (double)r.hits);
+    cJSON_AddNumberToObject(o, "misses", (double)r.misses);
+    return print_json(o);
+  }
+  char size[32], pct[32];
+  human(r.bytes, size, sizeof size);
+  percent(r.hits, r.hits + r.misses, pct, sizeof pct);
+  printf("%s (prefix %s): %llu entries, %s\n", url, prefix ? prefix : "ixjit:", (unsigned long long)r.entries, size);
+  printf("  lookups          %llu\n", (unsigned long long)(r.hits + r.misses));
+  printf("    hits           %llu%s\n", (unsigned long long)r.hits, pct);
+  percent(r.misses, r.hits + r.misses, pct, sizeof pct);
+  printf("    misses         %llu%s\n", (unsigned long long)r.misses, pct);
+  return CLI_OK;
+}
+
 int cmd_cache(int argc, char **argv) {
   const char *action = argc > 0 ? argv[0] : NULL;
   char dir[4096] = "";
-  bool json = false;
+  bool json = false, remote = false;
   if (action && (!strcmp(action, "--help") || !strcmp(action, "-h"))) {
     fputs(USAGE, stdout);
     return CLI_OK;
@@ -176,6 +205,7 @@ int cmd_cache(int argc, char **argv) {
     if (!strcmp(argv[k], "--cache") && k + 1 < argc) snprintf(dir, sizeof dir, "%s", argv[++k]);
     else if (!strncmp(argv[k], "--cache=", 8)) snprintf(dir, sizeof dir, "%s", argv[k] + 8);
     else if (!strcmp(argv[k], "--json")) json = true;
+    else if (!strcmp(argv[k], "--remote")) remote = true;
     else if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h")) {
       fputs(USAGE, stdout);
       return CLI_OK;
@@ -190,6 +220,8 @@ int cmd_cache(int argc, char **argv) {
   if (env && *env && ixj_parse_size(env, 1, UINT64_MAX, &max, &err) != IXJ_OK) /* never a tiny limit read from part of it */
     return cli_error(CLI_USAGE, "IXJIT_CACHE_MAX_BYTES: %s", err.message);
   if (!max) max = IXJ_CACHE_DEFAULT_MAX_BYTES;
+  if (remote && strcmp(action, "stats")) return cli_error(CLI_USAGE, "--remote goes with stats only");
+  if (remote) return remote_stats(json);
   tally t;
   memset(&t, 0, sizeof t);
   t.action = action;

@@ -316,6 +316,7 @@ typedef struct run_report {
   const ixj_call_info *info;
   double bytes; /* read + written */
   int check;    /* -1 not asked, 0 mismatch, 1 identical */
+  bool remote;  /* the kernel came from the remote store (docs/remote-cache.md) */
 } run_report;
 
 /* Where the kernel came from, truthfully: a plan without a kernel (a plain
@@ -341,7 +342,8 @@ static void print_run(const run_report *r) {
       printf("cache: hit (memory)\n");
     } else {
       cli_format_ms(info->compile_ms, t, sizeof t);
-      printf(!strcmp(from, "disk") ? "cache: hit (disk, loaded in %s)\n" : "cache: miss (compiled in %s)\n", t);
+      printf(r->remote ? "cache: hit (remote, %s)\n"
+             : !strcmp(from, "disk") ? "cache: hit (disk, loaded in %s)\n" : "cache: miss (compiled in %s)\n", t);
     }
     cli_format_ms(info->run_ms, t, sizeof t);
     if (info->run_ms > 0)
@@ -361,6 +363,7 @@ static cJSON *run_json(const run_report *r) {
   bool ok = o && cJSON_AddStringToObject(o, "operation", r->op) && cJSON_AddStringToObject(o, "target", r->target) &&
             cJSON_AddStringToObject(o, "strategy", info->strategy) && cJSON_AddStringToObject(o, "kernel", from) &&
             cJSON_AddNumberToObject(o, "bytes", r->bytes) && cJSON_AddNumberToObject(o, "run_ms", info->run_ms);
+  if (ok && r->remote) ok = cJSON_AddStringToObject(o, "kernel_tier", "remote") != NULL;
   if (ok && (!strcmp(from, "disk") || !strcmp(from, "compiled")))
     ok = cJSON_AddNumberToObject(o, !strcmp(from, "disk") ? "load_ms" : "compile_ms", info->compile_ms) != NULL;
   if (ok)
@@ -437,7 +440,9 @@ int cmd_run(int argc, char **argv) {
         check = st == IXJ_OK && !memcmp(ref, dbuf, dsize);
         if (!check) rc = CLI_FAILED;
       }
-      run_report r = {a.op_name, gpu ? "cuda" : ixj_context_target(ctx), &info, bytes, check};
+      ixj_cache_stats cs; /* this process's one kernel: from the store when it counted a remote hit */
+      ixj_context_cache_stats(ctx, &cs);
+      run_report r = {a.op_name, gpu ? "cuda" : ixj_context_target(ctx), &info, bytes, check, cs.remote_hits > 0};
       if (a.json) {
         if (cli_json_print(run_json(&r), stdout) != CLI_OK) rc = CLI_FAILED;
       } else {

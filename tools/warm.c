@@ -39,6 +39,8 @@ static const char usage[] =
     "                     cuda:sm_XY             CUDA GPUs of compute capability X.Y (NVRTC; no GPU needed)\n"
     "  -j, --jobs N     compile N signatures at once (default: the online CPUs; at most 256)\n"
     "  --json           print the summary (and each failure) as one JSON object\n"
+    "  --remote         fill the remote store of IXJIT_REMOTE_CACHE too, with every kernel warmed or already\n"
+    "                   on disk (docs/remote-cache.md; needs IXJIT_CACHE_KEY_FILE); without the store, exit 1\n"
     "  -h, --help       this text\n"
     "Options take --opt=VALUE or --opt VALUE. Exit status: 0 done, 1 a failed signature, a bad line or an\n"
     "unreadable file, 2 bad arguments.\n";
@@ -57,6 +59,7 @@ typedef struct warm_options {
   int num_targets;
   uint64_t jobs;
   bool json;
+  bool remote;  /* --remote: fill the remote store too (IXJIT_REMOTE_CACHE) */
   char **files; /* argv's, in order */
   int num_files;
 } warm_options;
@@ -71,6 +74,10 @@ static int add_target(warm_options *o, const char *t) {
   else if (!strncmp(t, "cpu:", 4) && t[4] && t[4] != '+') *w = (warm_target){WARM_CPU, t + 4, t};
   else if (!strncmp(t, "cuda:", 5) && sscanf(t + 5, "sm_%d%c", &cc, &tail) == 1 && cc > 0) *w = (warm_target){WARM_CUDA, t + 5, t};
   else return cli_error(CLI_USAGE, "--target %s: use cpu, cpu:NAME[+FEATURES] or cuda:sm_XY", t);
+  if (w->kind == WARM_CPU && !strchr(w->arg, '+'))
+    fprintf(stderr, "ixjit: warning: --target %s: without a feature list the kernels use LLVM's features for %s, "
+                    "which no host reports, so no host will load them; warm with the spec a host prints in "
+                    "`ixjit --version` (host CPU: ...)\n", t, w->arg);
   o->num_targets++;
   return CLI_OK;
 }
@@ -82,6 +89,7 @@ static int parse_options(int argc, char **argv, warm_options *o) {
                                            {"target", required_argument, NULL, 't'},
                                            {"jobs", required_argument, NULL, 'j'},
                                            {"json", no_argument, NULL, 'J'},
+                                           {"remote", no_argument, NULL, 'R'},
                                            {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -96,6 +104,7 @@ static int parse_options(int argc, char **argv, warm_options *o) {
     case 't': rc = add_target(o, p.optarg); break;
     case 'j': rc = cli_count("-j", p.optarg, 1, MAX_JOBS, &o->jobs) ? CLI_OK : CLI_USAGE; break;
     case 'J': o->json = true; break;
+    case 'R': o->remote = true; break;
     case CLI_HELP: help = true; break;
     default: rc = CLI_USAGE; break; /* reported */
     }
@@ -334,8 +343,11 @@ int cmd_warm(int argc, char **argv) {
   free(o.files);
   ixj_context *ctx = NULL;
   ixj_error err;
-  ixj_context_options opts = {.num_threads = 1, .disk_cache = 1, .cache_dir = o.dir, .log = cli_log};
+  ixj_context_options opts = {.num_threads = 1, .disk_cache = 1, .cache_dir = o.dir, .log = cli_log,
+                              .remote_publish = o.remote};
   if (rc == CLI_OK && ixj_context_create(&opts, &ctx, &err) != IXJ_OK) rc = cli_error(CLI_FAILED, "%s", err.message);
+  if (rc == CLI_OK && o.remote && !ixj_context_remote_cache(ctx))
+    rc = cli_error(CLI_FAILED, "--remote: no remote store in use (set IXJIT_REMOTE_CACHE; a warning above says why)");
   if (rc == CLI_OK && !ixj_context_cache_dir(ctx)) rc = cli_error(CLI_FAILED, "no usable cache directory");
   int count = specs.count * o.num_targets;
   warm_item *items = rc == CLI_OK ? calloc((size_t)(count ? count : 1), sizeof *items) : NULL;

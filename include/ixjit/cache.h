@@ -75,6 +75,19 @@ typedef struct ixj_cache_counter_values {
  * IXJ_ERR_IO when it cannot be read. */
 IXJ_API ixj_status ixj_cache_counters(const char *dir, ixj_cache_counter_values *out, ixj_error *err);
 
+/* What a remote store (docs/remote-cache.md) holds under a key prefix. */
+typedef struct ixj_remote_stats {
+  uint64_t entries; /* kernels */
+  uint64_t bytes;   /* their values' bytes */
+  uint64_t hits;    /* lookups it answered, from every process */
+  uint64_t misses;  /* lookups it could not answer */
+} ixj_remote_stats;
+/* Reads them from the store at url ("redis://HOST:PORT[/DB]", "unix:///PATH")
+ * under prefix (NULL: "ixjit:"), with a patient timeout (1 s to connect, 5 s
+ * a reply): a maintenance call. IXJ_ERR_IO when the store cannot be read,
+ * IXJ_ERR_UNAVAILABLE in a build without hiredis. */
+IXJ_API ixj_status ixj_remote_cache_stats(const char *url, const char *prefix, ixj_remote_stats *out, ixj_error *err);
+
 #ifdef __cplusplus
 }
 #endif

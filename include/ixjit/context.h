@@ -43,6 +43,14 @@ typedef struct ixj_context_options {
                                  entries then carry an HMAC and only authenticated ones load */
   int cache_shared;           /* 0: IXJIT_CACHE_SHARED=1; 1: a directory others own or may write is
                                  allowed (it needs the key); -1: never */
+  /* The remote tier behind the disk (docs/remote-cache.md); it needs the key. */
+  const char *remote_cache;   /* NULL: IXJIT_REMOTE_CACHE; "redis://HOST:PORT[/DB]" or "unix:///PATH"; "" or "off": none */
+  const char *remote_prefix;  /* NULL: IXJIT_REMOTE_PREFIX, else "ixjit:" */
+  uint64_t remote_ttl_s;      /* 0: IXJIT_REMOTE_TTL, else entries never expire (Redis evicts) */
+  uint64_t remote_max_entry_bytes; /* 0: IXJIT_REMOTE_MAX_ENTRY, else 4 MiB; larger entries are not pushed */
+  int remote_timeout_ms;      /* 0: IXJIT_REMOTE_TIMEOUT_MS, else 10: the read/write timeout of every call */
+  int remote_connect_timeout_ms; /* 0: IXJIT_REMOTE_CONNECT_TIMEOUT_MS, else 5 */
+  int remote_publish;         /* 1: warming also pushes kernels already on disk (ixjit warm --remote) */
 } ixj_context_options;
 
 typedef enum ixj_compile_mode {
@@ -64,6 +72,7 @@ typedef struct ixj_cache_stats {
   uint64_t entries;     /* kernels in the cache */
   uint64_t generic_calls;   /* calls the generic kernel ran because theirs was not ready (async, cache-only) */
   uint64_t compiles_queued; /* background compiles queued or running now (async) */
+  uint64_t remote_hits;     /* kernels from the remote store (counted in disk_hits too) */
 } ixj_cache_stats;
 
 /* A new context in *out (NULL on error), freed with ixj_context_destroy.
@@ -92,6 +101,9 @@ IXJ_API const char *ixj_context_target(const ixj_context *ctx);
 /* The disk cache directory in use, or NULL when the disk cache is off. The
  * string is the context's: valid until ixj_context_destroy, never free it. */
 IXJ_API const char *ixj_context_cache_dir(const ixj_context *ctx);
+/* The remote store in use (its URL), or NULL when there is none (not asked
+ * for, or refused: the log said why). The string is the context's. */
+IXJ_API const char *ixj_context_remote_cache(const ixj_context *ctx);
 
 #ifdef __cplusplus
 }
