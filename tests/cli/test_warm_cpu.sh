@@ -30,6 +30,10 @@ for t in cpu:znver3 "cpu:x86-64-v3+avx2,fma,bmi2" "$name+$fewer"; do
   out=$("$ixjit" warm --cache "$c" --target "$t" "$tmp/sigs.txt" 2>&1); rc=$?
   [ $rc = 0 ] && ok || bad "warm --target $t: exit $rc: $out"
   expect "warm --target ${t%%+*}...: compiled" ": 1 compiled, 0 already present" "$out"
+  case "$t" in
+    *+*) case "$out" in *warning*) bad "warm --target $t: a warning: $out" ;; *) ok ;; esac ;;
+    *) expect "warm --target $t: no host loads it, said" "no host will load them" "$out" ;;
+  esac
   [ "$(entries "$c")" = 1 ] && ok || bad "warm --target $t: $(entries "$c") entries"
   out=$(IXJIT_CACHE_DIR="$c" op 2>&1)
   expect "host after ${t%%+*}...: compiles its own" "cache: miss (compiled in" "$out"
