@@ -28,6 +28,7 @@
 
 #include "clock.h"
 #include "error.h"
+#include "reclaim.h"
 
 #define NUM_BUCKETS 4096
 #define HIT_STRIPES 16
@@ -39,12 +40,23 @@ typedef struct entry {
   uint8_t *key;
   ixj_error error;   /* FAILED: under the lock, which is the only place it is read */
   double failed_at;  /* FAILED: when (ixj__now_ms), under the lock */
+  atomic_int_fast64_t retry_at_us; /* FAILED: when a retry is due (µs of ixj__now_ms), read by the fast path */
   struct entry *next; /* fixed before the entry is published */
+  /* eviction */
+  size_t bytes;                  /* accounted (under the lock); 0: never evicted */
+  cache_evict_fn evict;          /* how the loader removes it */
+  void *evict_arg;
+  atomic_uint pins;              /* prepared kernels holding it */
+  atomic_uint_fast64_t used;     /* the cache's tick when last used: least recently used goes first */
+  uint64_t tried;                /* the trim pass that last found it pinned (under the evict lock) */
+  struct entry *victim_next;     /* a trim's victims (under the evict lock) */
 } entry;
 
 #define COMPILING KERNEL_PENDING
 #define READY KERNEL_READY
 #define FAILED KERNEL_FAILED
+#define EVICTING KERNEL_EVICTING
+#define EVICTED KERNEL_EVICTED
 
 typedef struct hit_stripe {
   atomic_uint_fast64_t n;
@@ -65,6 +77,13 @@ struct kernel_cache {
   ixj_cache_stats stats;   /* under the lock, but for the striped hits */
   hit_stripe hits[HIT_STRIPES];
   atomic_uint_fast64_t generic_calls; /* calls the generic kernel ran (tiered execution) */
+  /* eviction (cache.h) */
+  uint64_t limit;                  /* bytes, 0: none (under the lock) */
+  size_t bytes;                    /* accounted, under the lock ... */
+  atomic_uint_fast64_t bytes_now;  /* ... and its copy for trim's lock-free check */
+  atomic_uint_fast64_t tick;       /* advanced by every miss: the clock of `used` */
+  pthread_mutex_t evict_lock;      /* one trim at a time */
+  uint64_t trims;
 };
 
 ixj_status ixj__cache_create(kernel_cache **out, ixj_error *err) {
@@ -73,7 +92,10 @@ ixj_status ixj__cache_create(kernel_cache **out, ixj_error *err) {
   for (int b = 0; b < NUM_BUCKETS; b++) atomic_init(&c->bucket[b], NULL);
   for (int s = 0; s < HIT_STRIPES; s++) atomic_init(&c->hits[s].n, 0);
   atomic_init(&c->generic_calls, 0);
+  atomic_init(&c->bytes_now, 0);
+  atomic_init(&c->tick, 1);
   c->retry_ms = RETRY_MS;
+  pthread_mutex_init(&c->evict_lock, NULL);
   pthread_mutex_init(&c->lock, NULL);
   pthread_cond_init(&c->compiled, NULL);
   *out = c;
@@ -90,6 +112,7 @@ void ixj__cache_destroy(kernel_cache *c) {
     }
   pthread_cond_destroy(&c->compiled);
   pthread_mutex_destroy(&c->lock);
+  pthread_mutex_destroy(&c->evict_lock);
   free(c);
 }
 
@@ -145,6 +168,9 @@ static entry *insert(kernel_cache *c, uint64_t h, const void *key, size_t key_le
   e->key_len = key_len;
   e->key = copy;
   atomic_init(&e->slot.state, COMPILING);
+  atomic_init(&e->retry_at_us, 0);
+  atomic_init(&e->pins, 0);
+  atomic_init(&e->used, atomic_fetch_add_explicit(&c->tick, 1, memory_order_relaxed));
   e->next = atomic_load_explicit(&c->bucket[h % NUM_BUCKETS], memory_order_relaxed);
   atomic_store_explicit(&c->bucket[h % NUM_BUCKETS], e, memory_order_release);
   c->stats.entries++;
@@ -176,19 +202,22 @@ ixj_status ixj__cache_get_slot(kernel_cache *c, const void *key, size_t key_len,
   pthread_mutex_lock(&c->lock);
   if (!e) e = find(c, h, key, key_len); /* another miss may have inserted it meanwhile */
   if (e) {
-    state = atomic_load_explicit(&e->slot.state, memory_order_acquire);
-    if (state == COMPILING) { /* another thread compiles it: wait; for this caller, a hit */
-      c->stats.misses++;
-      while ((state = atomic_load_explicit(&e->slot.state, memory_order_acquire)) == COMPILING)
-        pthread_cond_wait(&c->compiled, &c->lock);
-    } else if (state == FAILED && ixj__now_ms() - e->failed_at >= c->retry_ms) { /* this caller tries again */
-      c->stats.misses++;
+    /* another thread compiles it (for this caller, a hit after the wait), or
+     * its code is on its way out (then it is made again): wait */
+    bool waited = false;
+    while ((state = atomic_load_explicit(&e->slot.state, memory_order_acquire)) == COMPILING || state == EVICTING) {
+      if (state == COMPILING && !waited) c->stats.misses++;
+      waited |= state == COMPILING;
+      pthread_cond_wait(&c->compiled, &c->lock);
+    }
+    if (state == EVICTED || (!waited && state == FAILED && ixj__now_ms() - e->failed_at >= c->retry_ms)) {
+      c->stats.misses += !waited; /* this caller makes it */
       atomic_store_explicit(&e->slot.state, COMPILING, memory_order_relaxed);
+      atomic_fetch_add_explicit(&c->tick, 1, memory_order_relaxed);
       pthread_mutex_unlock(&c->lock);
       goto compile;
-    } else {
-      c->stats.hits++;
     }
+    if (!waited) c->stats.hits++;
     ixj_status st = outcome(e, state, kernel, err);
     pthread_mutex_unlock(&c->lock);
     *hit = true;
@@ -231,6 +260,7 @@ void ixj__cache_finish(kernel_cache *c, kernel_slot *slot, ixj_status st, const 
     e->error = *err;
     e->error.status = st;
     e->failed_at = ixj__now_ms();
+    atomic_store_explicit(&e->retry_at_us, (int_fast64_t)((e->failed_at + c->retry_ms) * 1000), memory_order_relaxed);
     atomic_store_explicit(&e->slot.state, FAILED, memory_order_release);
   }
   pthread_cond_broadcast(&c->compiled);
@@ -243,7 +273,7 @@ ixj_status ixj__cache_begin(kernel_cache *c, const void *key, size_t key_len, ke
   *fresh = false;
   entry *e = find(c, h, key, key_len);
   int state = e ? atomic_load_explicit(&e->slot.state, memory_order_acquire) : FAILED;
-  if (e && state != FAILED) { /* ready or being made: no lock either way */
+  if (e && state != FAILED && state != EVICTED) { /* ready, being made or being evicted: no lock */
     if (state == READY) atomic_fetch_add_explicit(&c->hits[my_stripe()].n, 1, memory_order_relaxed);
     *what = state == READY ? CACHE_READY : CACHE_PENDING;
     *slot = &e->slot;
@@ -261,9 +291,10 @@ ixj_status ixj__cache_begin(kernel_cache *c, const void *key, size_t key_len, ke
     *what = CACHE_MAKE;
   } else {
     state = atomic_load_explicit(&e->slot.state, memory_order_acquire);
-    if (state == FAILED && ixj__now_ms() - e->failed_at >= c->retry_ms) {
+    if (state == EVICTED || (state == FAILED && ixj__now_ms() - e->failed_at >= c->retry_ms)) {
       c->stats.misses++;
       atomic_store_explicit(&e->slot.state, COMPILING, memory_order_relaxed);
+      atomic_fetch_add_explicit(&c->tick, 1, memory_order_relaxed);
       *what = CACHE_MAKE;
     } else {
       if (state == READY) c->stats.hits++;
@@ -273,6 +304,130 @@ ixj_status ixj__cache_begin(kernel_cache *c, const void *key, size_t key_len, ke
   pthread_mutex_unlock(&c->lock);
   *slot = &e->slot;
   return IXJ_OK;
+}
+
+/* ---- eviction (cache.h) ---------------------------------------------------- */
+
+unsigned ixj__cache_enter(kernel_cache *c) {
+  (void)c;
+  ixj__reader_enter();
+  return 0;
+}
+
+void ixj__cache_leave(kernel_cache *c, unsigned token) {
+  (void)c;
+  (void)token;
+  ixj__reader_leave();
+}
+
+bool ixj__cache_use(kernel_cache *c, kernel_slot *slot, kernel_ref *k) {
+  entry *e = (entry *)slot;
+  if (atomic_load_explicit(&slot->state, memory_order_seq_cst) != READY) return false;
+  *k = slot->kernel;
+  uint64_t now = atomic_load_explicit(&c->tick, memory_order_relaxed);
+  if (atomic_load_explicit(&e->used, memory_order_relaxed) != now) /* a write per tick, not per hit */
+    atomic_store_explicit(&e->used, now, memory_order_relaxed);
+  return true;
+}
+
+void ixj__cache_account(kernel_cache *c, kernel_slot *slot, size_t bytes, cache_evict_fn evict, void *arg) {
+  entry *e = (entry *)slot;
+  pthread_mutex_lock(&c->lock);
+  if (atomic_load_explicit(&slot->state, memory_order_relaxed) == READY && !e->bytes && bytes) {
+    e->bytes = bytes;
+    e->evict = evict;
+    e->evict_arg = arg;
+    c->bytes += bytes;
+    c->stats.memory_bytes = c->bytes;
+    atomic_store_explicit(&c->bytes_now, c->bytes, memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&c->lock);
+}
+
+void ixj__cache_set_limit(kernel_cache *c, uint64_t bytes) {
+  pthread_mutex_lock(&c->lock);
+  c->limit = bytes;
+  pthread_mutex_unlock(&c->lock);
+}
+
+bool ixj__cache_pin(kernel_cache *c, kernel_slot *slot) {
+  (void)c;
+  entry *e = (entry *)slot;
+  atomic_fetch_add_explicit(&e->pins, 1, memory_order_seq_cst);
+  int state = atomic_load_explicit(&slot->state, memory_order_seq_cst); /* pairs with trim's store, then load */
+  if (state == EVICTING || state == EVICTED) {
+    atomic_fetch_sub_explicit(&e->pins, 1, memory_order_seq_cst);
+    return false;
+  }
+  return true;
+}
+
+void ixj__cache_unpin(kernel_cache *c, kernel_slot *slot) {
+  (void)c;
+  atomic_fetch_sub_explicit(&((entry *)slot)->pins, 1, memory_order_seq_cst);
+}
+
+bool ixj__cache_retry_due(kernel_cache *c, const kernel_slot *slot) {
+  (void)c;
+  const entry *e = (const entry *)slot;
+  return ixj__now_ms() * 1000 >= (double)atomic_load_explicit(&e->retry_at_us, memory_order_relaxed);
+}
+
+/* The least recently used evictable entry but keep, not found pinned in this
+ * pass (under the lock). */
+static entry *lru_victim(kernel_cache *c, const kernel_slot *keep) {
+  entry *best = NULL;
+  uint64_t best_used = UINT64_MAX;
+  for (int b = 0; b < NUM_BUCKETS; b++)
+    for (entry *e = atomic_load_explicit(&c->bucket[b], memory_order_relaxed); e; e = e->next) {
+      uint64_t used = atomic_load_explicit(&e->used, memory_order_relaxed);
+      if (e->bytes && e->evict && &e->slot != keep && e->tried != c->trims && used < best_used &&
+          atomic_load_explicit(&e->slot.state, memory_order_relaxed) == READY) {
+        best = e;
+        best_used = used;
+      }
+    }
+  return best;
+}
+
+void ixj__cache_trim(kernel_cache *c, const kernel_slot *keep) {
+  /* the limit is set before the cache is shared (ixj__cache_set_limit at the context's creation) */
+  if (!c->limit || atomic_load_explicit(&c->bytes_now, memory_order_relaxed) <= c->limit) return;
+  pthread_mutex_lock(&c->evict_lock);
+  entry *victims = NULL;
+  pthread_mutex_lock(&c->lock);
+  c->trims++;
+  while (c->limit && c->bytes > c->limit) {
+    entry *e = lru_victim(c, keep);
+    if (!e) break;
+    /* Dekker with ixj__cache_pin: state first, then the pins */
+    atomic_store_explicit(&e->slot.state, EVICTING, memory_order_seq_cst);
+    if (atomic_load_explicit(&e->pins, memory_order_seq_cst)) {
+      atomic_store_explicit(&e->slot.state, READY, memory_order_release);
+      e->tried = c->trims;
+      continue;
+    }
+    c->bytes -= e->bytes;
+    c->stats.evictions++;
+    e->victim_next = victims;
+    victims = e;
+  }
+  c->stats.memory_bytes = c->bytes;
+  atomic_store_explicit(&c->bytes_now, c->bytes, memory_order_relaxed);
+  pthread_mutex_unlock(&c->lock);
+  if (victims) {
+    ixj__reader_synchronize(); /* nobody runs a victim's code now, and nobody new will: it is EVICTING */
+    for (entry *e = victims; e; e = e->victim_next) e->evict(e->evict_arg, &e->slot.kernel);
+    pthread_mutex_lock(&c->lock);
+    for (entry *e = victims; e; e = e->victim_next) {
+      e->bytes = 0;
+      e->evict = NULL;
+      atomic_store_explicit(&e->slot.state, EVICTED, memory_order_release);
+    }
+    pthread_cond_broadcast(&c->compiled);
+    pthread_mutex_unlock(&c->lock);
+  }
+  pthread_mutex_unlock(&c->evict_lock);
 }
 
 void ixj__cache_count_generic(kernel_cache *c) { atomic_fetch_add_explicit(&c->generic_calls, 1, memory_order_relaxed); }

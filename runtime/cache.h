@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ixjit/context.h"
 
@@ -24,13 +25,21 @@ typedef union kernel_ref {
  * fast path's table, prepared kernels) and read them without a lock, so a
  * kernel compiled in the background (tiered execution) reaches them with one
  * release store, the swap from the generic kernel. */
-enum { KERNEL_PENDING, KERNEL_READY, KERNEL_FAILED };
+enum {
+  KERNEL_PENDING,  /* being made */
+  KERNEL_READY,
+  KERNEL_FAILED,   /* until a retry */
+  KERNEL_EVICTING, /* chosen for eviction, its code still mapped: wait (sync) or run without it */
+  KERNEL_EVICTED   /* its code is gone: the next lookup makes it again, into the same slot */
+};
 typedef struct kernel_slot {
   atomic_int state;  /* KERNEL_*: PENDING while compiling, FAILED until a retry */
   kernel_ref kernel; /* READY: written before the state */
 } kernel_slot;
 
-/* The slot's kernel into *k when it is ready; false otherwise. */
+/* The slot's kernel into *k when it is ready; false otherwise. A kernel
+ * that may be evicted is used only between ixj__cache_enter and
+ * ixj__cache_leave (ixj__cache_use), or pinned (ixj__cache_pin). */
 static inline bool ixj__slot_kernel(const kernel_slot *s, kernel_ref *k) {
   if (atomic_load_explicit(&s->state, memory_order_acquire) != KERNEL_READY) return false;
   *k = s->kernel;
@@ -73,6 +82,41 @@ ixj_status ixj__cache_begin(kernel_cache *c, const void *key, size_t key_len, ke
  * it is not counted as a failure. Wakes ixj__cache_get's waiters. */
 void ixj__cache_finish(kernel_cache *c, kernel_slot *slot, ixj_status st, const kernel_ref *kernel, bool loaded,
                        bool absent, double ms, const ixj_error *err);
+/* ---- bounded memory: least-recently-used eviction ------------------------ *
+ * Kernels whose loader says how to remove them (ixj__cache_account) count
+ * against the cache's limit; ixj__cache_trim evicts the least recently used
+ * of them, never one pinned by a prepared kernel, and frees its code only
+ * after every reader that may have seen it has left (runtime/reclaim.h: the
+ * evictor marks its victims EVICTING, waits for the sections begun before,
+ * then removes the code). Entries themselves stay: an evicted slot is made
+ * again in place, so every slot pointer stays valid. */
+typedef void (*cache_evict_fn)(void *arg, const kernel_ref *kernel);
+/* A reader's section around the use of a slot's kernel: no wait, no lock,
+ * no atomic read-modify-write (reclaim.h). Sections do not nest; never wait
+ * for the cache (ixj__cache_get, trim) inside one. */
+unsigned ixj__cache_enter(kernel_cache *c);
+void ixj__cache_leave(kernel_cache *c, unsigned token);
+/* Inside a reader's section: the slot's kernel if ready (also marks it
+ * recently used), else false. */
+bool ixj__cache_use(kernel_cache *c, kernel_slot *slot, kernel_ref *k);
+/* A READY kernel's cost in bytes and how to remove it; kernels never
+ * accounted are never evicted. */
+void ixj__cache_account(kernel_cache *c, kernel_slot *slot, size_t bytes, cache_evict_fn evict, void *arg);
+/* The limit in bytes (0: none); before the cache is shared. */
+void ixj__cache_set_limit(kernel_cache *c, uint64_t bytes);
+/* Evicts least recently used kernels until the accounted bytes fit the
+ * limit, sparing `keep` (the kernel just made: a limit below one kernel
+ * still runs it). Waits for the readers of its victims; call it outside any
+ * reader's section. Cheap (one load) when under the limit. */
+void ixj__cache_trim(kernel_cache *c, const kernel_slot *keep);
+/* Pins a slot against eviction (a prepared kernel holds it): false when it is
+ * being or has been evicted, then nothing is pinned. */
+bool ixj__cache_pin(kernel_cache *c, kernel_slot *slot);
+void ixj__cache_unpin(kernel_cache *c, kernel_slot *slot);
+/* Whether a FAILED slot's retry interval has passed (the fast path then
+ * takes the long way, which retries). */
+bool ixj__cache_retry_due(kernel_cache *c, const kernel_slot *slot);
+
 /* Counts a call that ran the generic kernel (runtime/generic.h) because its
  * kernel was not ready. */
 void ixj__cache_count_generic(kernel_cache *c);

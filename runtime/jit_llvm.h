@@ -2,6 +2,8 @@
 #ifndef IXJIT_RUNTIME_JIT_LLVM_H
 #define IXJIT_RUNTIME_JIT_LLVM_H
 
+#include <stdbool.h>
+
 #include "emit_llvm.h"
 
 typedef struct jit_llvm jit_llvm;
@@ -58,5 +60,10 @@ ixj_status ixj__cpu_host(char **name, char **enabled);
  * `name`. Each object must be linked once per JIT. */
 ixj_status ixj__jit_llvm_link(jit_llvm *jit, const void *object, size_t size, const char *name, ixj_kernel_fn *fn,
                          ixj_error *err);
+/* Removes a kernel linked by ixj__jit_llvm_link: its code, data and symbol
+ * leave the JIT (its ORC resource tracker), and `name` may be linked again.
+ * No thread may be running it. False when fn was not linked here (or LLVM
+ * failed to remove it: then it stays). */
+bool ixj__jit_llvm_unlink(jit_llvm *jit, ixj_kernel_fn fn);
 
 #endif

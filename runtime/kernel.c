@@ -34,6 +34,7 @@
 typedef struct variant {
   uint8_t align[PLAN_MAX_OPERANDS]; /* each operand's buffer address modulo 64 */
   kernel_slot *slot;                /* the kernel's (cache.h); NULL: a plan without one (MEMCPY) */
+  bool pinned;                      /* slot pinned against eviction (else runs are reader's sections) */
   cpu_launch_desc launch;
   int64_t offs[PLAN_MAX_OPERANDS];
   struct variant *next; /* fixed before publication */
@@ -62,6 +63,7 @@ void ixj_kernel_release(ixj_kernel *k) {
   if (!k) return;
   for (variant *v = atomic_load_explicit(&k->variants, memory_order_relaxed), *next; v; v = next) {
     next = v->next;
+    if (v->pinned) ixj__cache_unpin(k->ctx->cache, v->slot);
     free(v);
   }
   for (int o = 0; o < k->num_operands; o++) ixj_ixfun_free(k->f[o]);
@@ -88,7 +90,11 @@ static ixj_status add_variant(const ixj_kernel *k, const ixj_buffer *bufs, const
   op_call c = {k->op, k->elem_size, &ops[0], k->num_srcs, &ops[1], some_value, k->axis, bufs == NULL};
   dispatch_request req = {DISPATCH_PREPARE, &ixj__backend_cpu, NULL, c, true, NULL, false, plan, 0};
   dispatch_result res;
-  ixj_status st = ixj__dispatch(k->ctx, &req, &res, err);
+  ixj_status st;
+  /* pinned, so that the memory cache never evicts it; a kernel evicted
+   * between its lookup and the pin is looked up (made) again, a few times */
+  for (int round = 0; (st = ixj__dispatch(k->ctx, &req, &res, err)) == IXJ_OK && res.slot; round++)
+    if ((v->pinned = ixj__cache_pin(k->ctx->cache, res.slot)) || round == 3) break;
   if (st != IXJ_OK) {
     free(plan);
     free(v);
@@ -104,6 +110,7 @@ static ixj_status add_variant(const ixj_kernel *k, const ixj_buffer *bufs, const
   for (variant *x = atomic_load_explicit(&mk->variants, memory_order_relaxed); x && !found; x = x->next)
     if (!memcmp(x->align, align, (size_t)k->num_operands)) found = x;
   if (found) {
+    if (v->pinned) ixj__cache_unpin(k->ctx->cache, v->slot);
     free(v); /* another run made it meanwhile */
   } else {
     v->next = atomic_load_explicit(&mk->variants, memory_order_relaxed);
@@ -243,15 +250,25 @@ ixj_status ixj_kernel_run(const ixj_kernel *k, ixj_buffer dst, int num_srcs, con
   while (v && memcmp(v->align, align, (size_t)k->num_operands)) v = v->next;
   if (!v && (st = add_variant(k, bufs, align, &v, err)) != IXJ_OK) return st;
   kernel_ref kernel;
-  if (v->slot && !ixj__slot_kernel(v->slot, &kernel)) { /* tiered: not compiled (yet), the generic kernel */
+  kernel_cache *cache = k->ctx->cache;
+  /* pinned: never evicted, so no reader's section (the prepared run stays a
+   * few loads and the launch); unpinned (the pin lost a race with eviction
+   * four times): a section like the per-call path's */
+  bool section = v->slot && !v->pinned;
+  unsigned token = section ? ixj__cache_enter(cache) : 0;
+  if (v->slot && !(section ? ixj__cache_use(cache, v->slot, &kernel) : ixj__slot_kernel(v->slot, &kernel))) {
+    if (section) ixj__cache_leave(cache, token);
+    /* not compiled (yet: async), not on disk (cache-only), or evicted: the generic kernel */
     ixj_operand ops[PLAN_MAX_OPERANDS];
     for (int o = 0; o < k->num_operands; o++) ops[o] = (ixj_operand){bufs[o].data, bufs[o].size_bytes, k->f[o]};
     op_call c = {k->op, k->elem_size, &ops[0], k->num_srcs, &ops[1], value, k->axis, false};
     ixj__generic_run(k->ctx->pool, &c);
-    ixj__cache_count_generic(k->ctx->cache);
+    ixj__cache_count_generic(cache);
     return IXJ_OK;
   }
   const void *ptrs[PLAN_MAX_OPERANDS];
   for (int o = 0; o < k->num_operands; o++) ptrs[o] = bufs[o].data;
-  return ixj__cpu_run(k->ctx, &v->launch, v->slot ? &kernel : NULL, ptrs, v->offs, value, NULL, err);
+  st = ixj__cpu_run(k->ctx, &v->launch, v->slot ? &kernel : NULL, ptrs, v->offs, value, NULL, err);
+  if (section) ixj__cache_leave(cache, token);
+  return st;
 }
