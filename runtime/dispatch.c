@@ -78,6 +78,7 @@ typedef struct kernel_job {
   char *key; /* the disk-cache key, made on first need; NULL while the disk cache is off */
   const op_call *call; /* what the record file gets (index functions only) */
   bool record;         /* a compiled kernel is recorded (IXJIT_RECORD, a RUN or PREPARE) */
+  size_t image_bytes;  /* the loaded kernel's object code: what it counts against the memory limit */
 } kernel_job;
 
 static ixj_status job_signature(kernel_job *j, ixj_error *err) {
@@ -157,6 +158,7 @@ static ixj_status job_kernel(void *arg, kernel_ref *kernel, bool *loaded, ixj_er
     if (st == IXJ_OK) st = b->load(j->ctx, image, size, j->name, kernel, err);
   }
   free(image);
+  j->image_bytes = size;
   *loaded = st == IXJ_OK && from_disk;
   if (st == IXJ_OK && !from_disk && j->record) job_record(j);
   return st;
@@ -175,7 +177,24 @@ static ixj_status job_from_disk(kernel_job *j, kernel_ref *kernel, ixj_error *er
     return ixj__fail(err, IXJ_ERR_UNAVAILABLE, "%s is not in the disk cache (IXJIT_COMPILE=cache-only)", j->name);
   st = j->target->backend->load(j->ctx, image, size, j->name, kernel, err);
   free(image);
+  j->image_bytes = size;
   return st;
+}
+
+/* ---- bounded memory ------------------------------------------------------ */
+
+static void cpu_evict(void *arg, const kernel_ref *kernel) {
+  ixj__jit_llvm_unlink(((ixj_context *)arg)->jit, (ixj_kernel_fn)kernel->fn);
+}
+
+/* A kernel this job just loaded into slot counts against the memory limit
+ * (CPU kernels only: the JIT can remove them; CUDA modules stay): its object
+ * code rounded up to pages, plus a page for its data and the JIT's
+ * bookkeeping. */
+static void account(const kernel_job *j, kernel_slot *slot) {
+  if (j->target->backend != &ixj__backend_cpu || !slot) return;
+  size_t page = 4096, bytes = (j->image_bytes + page - 1) / page * page + page;
+  ixj__cache_account(j->ctx->cache, slot, bytes, cpu_evict, j->ctx);
 }
 
 /* ---- tiered execution: the background compile ------------------------------ */
@@ -216,6 +235,10 @@ static void async_run(void *arg) {
   ixj_status st = job_kernel(&a->j, &kernel, &loaded, &err);
   double ms = ixj__now_ms() - t0;
   ixj__cache_finish(a->j.ctx->cache, a->slot, st, &kernel, loaded, false, ms, &err);
+  if (st == IXJ_OK) {
+    account(&a->j, a->slot);
+    ixj__cache_trim(a->j.ctx->cache, a->slot);
+  }
   if (st == IXJ_OK)
     ixj__ctx_log(a->j.ctx, IXJ_LOG_DEBUG, "%s %s in the background (%s) in %.2f ms", loaded ? "loaded" : "compiled",
                  a->j.name, ixj__plan_strategy_name(a->plan.strategy), ms);
@@ -267,7 +290,7 @@ static ixj_status async_submit(const kernel_job *j, kernel_slot *slot, ixj_error
     return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   }
   a->j = (kernel_job){j->ctx, &a->target, &a->plan, a->plan_key, j->plan_key_len, NULL, "", NULL,
-                      record ? &a->call : NULL, record};
+                      record ? &a->call : NULL, record, 0};
   ixj_status st = ixj__compiler_submit(j->ctx->compiler, async_run, async_drop, a, err);
   if (st != IXJ_OK) async_free(a);
   return st;
@@ -281,9 +304,12 @@ static ixj_status find_kernel(kernel_job *j, ixj_call_info *info, kernel_ref *ke
                               ixj_error *err) {
   ixj_context *ctx = j->ctx;
   *ready = true;
-  if (ctx->compile == IXJ_COMPILE_SYNC || j->target->backend != &ixj__backend_cpu)
-    return ixj__cache_get_slot(ctx->cache, j->plan_key, j->plan_key_len, job_kernel, j, kernel, &info->cache_hit,
-                               &info->disk_hit, &info->compile_ms, slot, err);
+  if (ctx->compile == IXJ_COMPILE_SYNC || j->target->backend != &ixj__backend_cpu) {
+    ixj_status st = ixj__cache_get_slot(ctx->cache, j->plan_key, j->plan_key_len, job_kernel, j, kernel,
+                                        &info->cache_hit, &info->disk_hit, &info->compile_ms, slot, err);
+    if (st == IXJ_OK && !info->cache_hit) account(j, *slot);
+    return st;
+  }
   cache_begin what;
   bool fresh;
   ixj_status st = ixj__cache_begin(ctx->cache, j->plan_key, j->plan_key_len, slot, &what, &fresh, err);
@@ -307,6 +333,7 @@ static ixj_status find_kernel(kernel_job *j, ixj_call_info *info, kernel_ref *ke
   if (st == IXJ_OK) {
     *ready = info->disk_hit = true;
     info->compile_ms = ms;
+    account(j, *slot);
   } else if (fresh && ctx->record_fd >= 0 && j->call) {
     job_record(j); /* once per kernel: what `ixjit warm` should compile */
   }
@@ -322,7 +349,10 @@ static ixj_status warm(kernel_job *j, dispatch_result *out, ixj_error *err) {
     kernel_ref kernel;
     bool hit, loaded;
     double ms;
-    st = ixj__cache_get(ctx->cache, j->plan_key, j->plan_key_len, job_kernel, j, &kernel, &hit, &loaded, &ms, err);
+    kernel_slot *slot;
+    st = ixj__cache_get_slot(ctx->cache, j->plan_key, j->plan_key_len, job_kernel, j, &kernel, &hit, &loaded, &ms,
+                             &slot, err);
+    if (st == IXJ_OK && !hit) account(j, slot);
     present = hit || loaded;
   } else {
     void *image;
@@ -376,19 +406,34 @@ static ixj_status run(kernel_job *j, const dispatch_request *req, dispatch_resul
   const op_call *c = &req->call;
   ixj_call_info *info = &out->info;
   kernel_ref kernel;
-  bool ready;
-  ixj_status st = find_kernel(j, info, &kernel, slot, &ready, err);
-  if (st != IXJ_OK) return st;
-  if (!ready) {
-    run_generic(ctx, c, info, true);
-    return IXJ_OK;
+  bool cpu = j->target->backend == &ixj__backend_cpu;
+  /* A kernel found may be evicted before its launch begins (another call's
+   * miss over the memory limit): then it is found (made) again; after a few
+   * such rounds the generic kernel runs. The launch itself is a reader's
+   * section, which eviction waits for. */
+  for (int round = 0; round < 4; round++) {
+    bool ready;
+    ixj_status st = find_kernel(j, info, &kernel, slot, &ready, err);
+    if (st != IXJ_OK) return st;
+    if (!ready) break;
+    unsigned token = ixj__cache_enter(ctx->cache);
+    if (!ixj__cache_use(ctx->cache, *slot, &kernel)) {
+      ixj__cache_leave(ctx->cache, token);
+      continue;
+    }
+    if (!info->cache_hit && j->name[0])
+      ixj__ctx_log(ctx, IXJ_LOG_DEBUG, "%s %s (%s, %s) in %.2f ms", info->disk_hit ? "loaded" : "compiled", j->name,
+                   info->strategy, j->target->name, info->compile_ms);
+    const void *ptrs[PLAN_MAX_OPERANDS];
+    operand_pointers(c, ptrs);
+    st = launch(ctx, req, j->plan, &kernel, ptrs, c->op == IXJ_OP_FILL ? c->value : NULL, &info->run_ms, err);
+    ixj__cache_leave(ctx->cache, token);
+    return st;
   }
-  if (!info->cache_hit && j->name[0])
-    ixj__ctx_log(ctx, IXJ_LOG_DEBUG, "%s %s (%s, %s) in %.2f ms", info->disk_hit ? "loaded" : "compiled", j->name,
-                 info->strategy, j->target->name, info->compile_ms);
-  const void *ptrs[PLAN_MAX_OPERANDS];
-  operand_pointers(c, ptrs);
-  return launch(ctx, req, j->plan, &kernel, ptrs, c->op == IXJ_OP_FILL ? c->value : NULL, &info->run_ms, err);
+  if (!cpu) /* CUDA kernels are never evicted, and the generic kernel is a CPU one */
+    return ixj__fail(err, IXJ_ERR_BACKEND, "the CUDA kernel is not ready");
+  run_generic(ctx, c, info, true);
+  return IXJ_OK;
 }
 
 /* A plan without a kernel (EMPTY, MEMCPY). */
@@ -425,7 +470,7 @@ static ixj_status with_kernel(ixj_context *ctx, const dispatch_request *req, con
     ixj__plan_key(plan, target->name, key, n);
   }
   bool record = req->mode != DISPATCH_WARM && ctx->record_fd >= 0;
-  kernel_job job = {ctx, target, plan, key, n, NULL, "", NULL, &req->call, record};
+  kernel_job job = {ctx, target, plan, key, n, NULL, "", NULL, &req->call, record, 0};
   ixj_status st;
   *slot = NULL;
   if (req->mode == DISPATCH_WARM) {
@@ -477,17 +522,28 @@ static bool fast_run(ixj_context *ctx, const dispatch_request *req, const call_v
   }
   kernel_ref kernel;
   out->info.strategy = ixj__plan_strategy_name(v->launch.strategy);
-  if (v->slot && !ixj__slot_kernel(v->slot, &kernel)) {
-    /* tiered: still compiling, the generic kernel; failed, the long way, which retries after the interval */
-    if (atomic_load_explicit(&v->slot->state, memory_order_relaxed) == KERNEL_FAILED) return false;
+  if (!v->slot) { /* MEMCPY */
+    out->info.cache_hit = true;
+    *st = ixj__cpu_run(ctx, &v->launch, NULL, ptrs, offs, c->value, req->timed ? &out->info.run_ms : NULL, err);
+    return true;
+  }
+  unsigned token = ixj__cache_enter(ctx->cache);
+  if (!ixj__cache_use(ctx->cache, v->slot, &kernel)) {
+    ixj__cache_leave(ctx->cache, token);
+    /* tiered: still compiling, or failed within the retry interval: the
+     * generic kernel; else (sync, evicted, a retry due) the long way */
+    int state = atomic_load_explicit(&v->slot->state, memory_order_relaxed);
+    if (ctx->compile == IXJ_COMPILE_SYNC ||
+        !(state == KERNEL_PENDING || (state == KERNEL_FAILED && !ixj__cache_retry_due(ctx->cache, v->slot))))
+      return false;
     run_generic(ctx, c, &out->info, req->timed);
     *st = IXJ_OK;
     return true;
   }
-  if (v->slot) ixj__cache_count_hit(ctx->cache);
+  ixj__cache_count_hit(ctx->cache);
   out->info.cache_hit = true;
-  *st = ixj__cpu_run(ctx, &v->launch, v->slot ? &kernel : NULL, ptrs, offs, c->value,
-                     req->timed ? &out->info.run_ms : NULL, err);
+  *st = ixj__cpu_run(ctx, &v->launch, &kernel, ptrs, offs, c->value, req->timed ? &out->info.run_ms : NULL, err);
+  ixj__cache_leave(ctx->cache, token);
   return true;
 }
 
@@ -548,6 +604,7 @@ static ixj_status long_way(ixj_context *ctx, const dispatch_request *req, dispat
     *req->plan_out = plan;
     out->slot = found;
   }
+  if (found) ixj__cache_trim(ctx->cache, found); /* outside any reader's section; cheap under the limit */
   if (st == IXJ_OK && req->mode == DISPATCH_EMIT) {
     out->signature = signature;
     signature = NULL;

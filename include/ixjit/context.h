@@ -51,6 +51,11 @@ typedef struct ixj_context_options {
   int remote_timeout_ms;      /* 0: IXJIT_REMOTE_TIMEOUT_MS, else 10: the read/write timeout of every call */
   int remote_connect_timeout_ms; /* 0: IXJIT_REMOTE_CONNECT_TIMEOUT_MS, else 5 */
   int remote_publish;         /* 1: warming also pushes kernels already on disk (ixjit warm --remote) */
+  /* The memory cache's limit on JIT'd CPU code, bytes (each kernel counts its
+   * object code rounded up to pages, plus a page); 0: IXJIT_MEMORY_CACHE_MAX_BYTES,
+   * else 128 MiB. Least recently used kernels go first, never one that a
+   * prepared kernel holds or a call is running (docs/hot-path.md). */
+  uint64_t memory_cache_max_bytes;
 } ixj_context_options;
 
 typedef enum ixj_compile_mode {
@@ -73,6 +78,8 @@ typedef struct ixj_cache_stats {
   uint64_t generic_calls;   /* calls the generic kernel ran because theirs was not ready (async, cache-only) */
   uint64_t compiles_queued; /* background compiles queued or running now (async) */
   uint64_t remote_hits;     /* kernels from the remote store (counted in disk_hits too) */
+  uint64_t evictions;       /* kernels removed from memory to keep within memory_cache_max_bytes */
+  uint64_t memory_bytes;    /* what the CPU kernels in memory count against that limit now */
 } ixj_cache_stats;
 
 /* A new context in *out (NULL on error), freed with ixj_context_destroy.
