@@ -31,8 +31,9 @@ const char *ixj__jit_llvm_target(const jit_llvm *jit);
 int ixj__jit_llvm_vector_bytes(const jit_llvm *jit);
 /* "LLVM 19.1.7": the toolchain, part of every disk-cache key. */
 const char *ixj__jit_llvm_toolchain(const jit_llvm *jit);
-/* Optimizes (O3, host CPU and features) and compiles `ir` to object code on
- * the calling thread: *object is malloc'ed. Safe from many threads at once. */
+/* Optimizes (the kernels' own pass pipeline, codegen O2, host CPU and
+ * features: jit_llvm.c) and compiles `ir` to object code on the calling
+ * thread: *object is malloc'ed. Safe from many threads at once. */
 ixj_status ixj__jit_llvm_object(jit_llvm *jit, const char *ir, void **object, size_t *size, ixj_error *err);
 /* The CPU of spec "NAME" (LLVM's own features for it) or "NAME+F,F,..." (F
  * a feature name, or +name, -name; the list is the whole set: every feature
