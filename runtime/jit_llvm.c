@@ -1,5 +1,5 @@
 /* CPU JIT. One LLJIT per context. The C API's LLJIT is not safe for
- * concurrent add+lookup (research/jit.md §3.4), so each compile runs its passes
+ * concurrent add+lookup, so each compile runs its passes
  * and codegen to an object file on the calling thread with its own
  * TargetMachine and LLVMContext, and only linking the object into the JIT is
  * serialized. The object bytes are what a disk cache would store. */
