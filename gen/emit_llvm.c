@@ -227,12 +227,14 @@ static int log2_of(size_t n) {
   return k;
 }
 
-/* The aligned vector loop of a row (plan_row_lanes): [%vbeg, %vend) starts at
- * the row's first destination element on a 64-byte line and holds whole
- * vectors; a destination whose elements are not even aligned to their size
- * gets none (the scalar loop moves the row). A source read with stride 2..4
- * loads the vector's span plus s - 1 elements, which lie before the row's
- * next point: the loop stops one point short of the row's end. */
+/* The aligned vector loops of a row (plan.row_lanes): a range [%vbeg.k,
+ * %vend.k) starts at its first destination element on a 64-byte line and
+ * holds whole vectors. A source row rotated by r wraps at w = n - r: range 0
+ * lies before w (source coordinate c + r), range 1 after (c + r - n); an
+ * unrotated row has one range. A destination whose elements are not aligned
+ * to their size gets none (the scalar loop moves the row). A source read with
+ * stride 2..4 loads a vector's span plus s - 1 elements, which lie before the
+ * range's next point: a range stops one point short of its end. */
 static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, int row_src) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
@@ -243,22 +245,39 @@ static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, in
   int first = ixj__lower_offset(lw, row_dst, 1, (int[]){input(e, IPROG_S64, "%%istart64", 0)}, &unit, &zero, &p->shape[last]);
   flush(e, setup);
   name f = ref(e, first);
+  int64_t n = p->shape[last], r = p->operand[1].rotate[last], w = r ? n - r : n;
   ixj__text_put(setup, "  %%va.p = getelementptr %s, ptr %%bp.0, i64 %s\n  %%va.addr = ptrtoint ptr %%va.p to i64\n", t, f.s);
-  ixj__text_put(setup, "  %%va.neg = sub i64 0, %%va.addr\n  %%va.hb = and i64 %%va.neg, 63\n  %%va.h = lshr i64 %%va.hb, %d\n",
-                log2_of(p->elem_size));
   ixj__text_put(setup, "  %%va.odd = and i64 %%va.addr, %zu\n  %%va.ok = icmp eq i64 %%va.odd, 0\n", p->elem_size - 1);
-  ixj__text_put(setup, "  %%va.b = add i64 %%istart64, %%va.h\n  %%va.bin = icmp ult i64 %%va.b, %%iend\n");
-  ixj__text_put(setup, "  %%va.bc = select i1 %%va.bin, i64 %%va.b, i64 %%iend\n");
-  ixj__text_put(setup, "  %%va.lim = sub i64 %%iend, %d\n", s >= 2 ? 1 : 0);
-  ixj__text_put(setup, "  %%va.room = icmp ugt i64 %%va.lim, %%va.bc\n  %%va.span = sub i64 %%va.lim, %%va.bc\n");
-  ixj__text_put(setup, "  %%va.w = and i64 %%va.span, %d\n  %%va.n = select i1 %%va.room, i64 %%va.w, i64 0\n", -lanes);
-  ixj__text_put(setup, "  %%va.e = add i64 %%va.bc, %%va.n\n");
-  ixj__text_put(setup, "  %%vbeg = select i1 %%va.ok, i64 %%va.bc, i64 %%iend\n  %%vend = select i1 %%va.ok, i64 %%va.e, i64 %%iend\n");
+  ixj__text_put(setup, "  %%va.w.in = icmp ult i64 %lld, %%iend\n  %%va.w = select i1 %%va.w.in, i64 %lld, i64 %%iend\n",
+                (long long)w, (long long)w);
+  ixj__text_put(setup, "  %%va.w.past = icmp ugt i64 %%istart64, %%va.w\n");
+  ixj__text_put(setup, "  %%va.s.1 = select i1 %%va.w.past, i64 %%istart64, i64 %%va.w\n");
+  const char *from[2] = {"%istart64", "%va.s.1"}, *to[2] = {"%va.s.1", "%iend"};
+  for (int g = 0; g < 2; g++) { /* range g: [from, to) of the row, its aligned vectors */
+    ixj__text_put(setup, "  %%va%d.x = sub i64 %s, %%istart64\n  %%va%d.xb = shl i64 %%va%d.x, %d\n", g, from[g], g, g,
+                  log2_of(p->elem_size));
+    ixj__text_put(setup, "  %%va%d.a = add i64 %%va.addr, %%va%d.xb\n  %%va%d.neg = sub i64 0, %%va%d.a\n", g, g, g, g);
+    ixj__text_put(setup, "  %%va%d.hb = and i64 %%va%d.neg, 63\n  %%va%d.h = lshr i64 %%va%d.hb, %d\n", g, g, g, g,
+                  log2_of(p->elem_size));
+    ixj__text_put(setup, "  %%va%d.b = add i64 %s, %%va%d.h\n  %%va%d.bin = icmp ult i64 %%va%d.b, %s\n", g, from[g], g, g, g,
+                  to[g]);
+    ixj__text_put(setup, "  %%va%d.bc = select i1 %%va%d.bin, i64 %%va%d.b, i64 %s\n", g, g, g, to[g]);
+    ixj__text_put(setup, "  %%va%d.lim = sub i64 %s, %d\n", g, to[g], s >= 2 ? 1 : 0);
+    ixj__text_put(setup, "  %%va%d.room = icmp sgt i64 %%va%d.lim, %%va%d.bc\n  %%va%d.span = sub i64 %%va%d.lim, %%va%d.bc\n", g,
+                  g, g, g, g, g);
+    ixj__text_put(setup, "  %%va%d.wd = and i64 %%va%d.span, %d\n  %%va%d.n = select i1 %%va%d.room, i64 %%va%d.wd, i64 0\n", g,
+                  g, -lanes, g, g, g);
+    ixj__text_put(setup, "  %%va%d.e = add i64 %%va%d.bc, %%va%d.n\n", g, g, g);
+    ixj__text_put(setup, "  %%vbeg.%d = select i1 %%va.ok, i64 %%va%d.bc, i64 %s\n", g, g, to[g]);
+    ixj__text_put(setup, "  %%vend.%d = select i1 %%va.ok, i64 %%va%d.e, i64 %s\n", g, g, to[g]);
+    ixj__text_put(setup, "  %%vshift.%d = add i64 0, %lld\n", g, (long long)(g ? r - n : r));
+  }
 
   /* the vector at %vi */
-  int vi = input(e, IPROG_S64, "%%vi", 0);
+  int vi = input(e, IPROG_S64, "%%vi", 0), shift = input(e, IPROG_S64, "%%vk.shift", 0);
   int od = ixj__lower_offset(lw, row_dst, 1, &vi, &unit, &zero, &p->shape[last]);
-  int os = ixj__lower_offset(lw, row_src, 1, &vi, &s, &zero, &p->shape[last]);
+  int sc = ixj__iprog_emit(&lw->prog, IOP_ADD, IPROG_S64, IPROG_NSW, vi, shift, -1, 0); /* the source coordinate */
+  int os = ixj__lower_offset(lw, row_src, 1, &sc, &s, &zero, &p->shape[last]);
   if (s == -1) /* the vector's lowest source element */
     os = ixj__iprog_emit(&lw->prog, IOP_ADD, IPROG_S64, IPROG_NSW, os, ixj__iprog_const_s64(&lw->prog, 1 - lanes), -1, 0);
   flush(e, vec);
@@ -323,7 +342,10 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
   }
   flush(e, &part[EW_ROW]);
   if (p->row_lanes) emit_row_vectors(e, &part[EW_VSETUP], &part[EW_VECTOR], row_off[0], row_off[1]);
-  else ixj__text_put(&part[EW_VSETUP], "  %%vbeg = add i64 %%iend, 0\n  %%vend = add i64 %%iend, 0\n");
+  else
+    for (int k = 0; k < 2; k++)
+      ixj__text_put(&part[EW_VSETUP], "  %%vbeg.%d = add i64 %%iend, 0\n  %%vend.%d = add i64 %%iend, 0\n  %%vshift.%d = add i64 0, 0\n",
+                    k, k, k);
 
   /* inner: the element(s) at %i */
   text *in = &part[EW_INNER];

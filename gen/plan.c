@@ -250,7 +250,8 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
 
 /* A GENERAL copy whose destination rows are contiguous and whose source
  * rows are read with a small constant stride (reversed, every 2nd to 4th
- * element, or one element broadcast) moves the middle of each row by
+ * element, or one element broadcast; rotated: in two pieces, one on each
+ * side of the wrap) moves the middle of each row by
  * vectors: one vector store per 64-byte line of destination (streamed when
  * the plan streams, which needs them aligned), the source by one or a few
  * vector loads and a shuffle. LLVM's loop vectorizer does not do this for
@@ -261,7 +262,7 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
   int last = p->rank - 1, lanes = (req->cpu_vector_bytes == 64 ? 64 : 32) / (int)p->elem_size;
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   int64_t s = src->stride[last];
-  if (dst->num_tail || src->num_tail || dst->stride[last] != 1 || dst->rotate[last] || src->rotate[last]) return;
+  if (dst->num_tail || src->num_tail || dst->stride[last] != 1 || dst->rotate[last]) return;
   if (s < -1 || s > 4 || p->shape[last] < 2 * lanes) return;
   p->row_lanes = lanes;
 }

@@ -4,9 +4,9 @@
 ; Each call moves the points [begin, end) of the iteration space in row-major
 ; order. The first point is decomposed once (bound-aware magic division); then
 ; rows advance with odometer carries, and the innermost dim is a plain loop.
-; A row may have an aligned vector loop in its middle ([%vbeg, %vend): whole
-; destination lines); the plain loop then moves the head before it and the
-; tail after it.
+; A row may have two aligned vector loops ([%vbeg.0, %vend.0) and [%vbeg.1,
+; %vend.1): whole destination lines; two where the source's row is rotated,
+; one on each side of the wrap); the plain loop moves the rest between them.
 define @@LINKAGE@@void @@@NAME@@(ptr %ptrs, ptr %offs, i64 %begin, i64 %end) nounwind @@ATTRIBUTES@@{
 entry:
   %lin.addr = alloca i64
@@ -33,9 +33,10 @@ row.body:
 @@VECTOR_SETUP@@
   br label %seg
 
-seg:
-  %seg.i = phi i64 [ %istart64, %row.body ], [ %vend, %vector.done ]
-  %seg.end = phi i64 [ %vbeg, %row.body ], [ %iend, %vector.done ]
+seg: ; a plain segment; then vector range %seg.k, if any is left
+  %seg.i = phi i64 [ %istart64, %row.body ], [ %vk.end, %vector.done ]
+  %seg.end = phi i64 [ %vbeg.0, %row.body ], [ %vk.next, %vector.done ]
+  %seg.k = phi i32 [ 0, %row.body ], [ %vk.k1, %vector.done ]
   %seg.any = icmp ult i64 %seg.i, %seg.end
   br i1 %seg.any, label %inner, label %seg.next
 
@@ -50,18 +51,24 @@ inner.latch:
   br i1 %icont, label %inner, label %seg.next
 
 seg.next:
-  %row.done = icmp eq i64 %seg.end, %iend
+  %row.done = icmp eq i32 %seg.k, 2
   br i1 %row.done, label %row.next, label %vector.pre
 
 vector.pre:
-  %vany = icmp ult i64 %vbeg, %vend
+  %vk.first = icmp eq i32 %seg.k, 0
+  %vk.beg = select i1 %vk.first, i64 %vbeg.0, i64 %vbeg.1
+  %vk.end = select i1 %vk.first, i64 %vend.0, i64 %vend.1
+  %vk.shift = select i1 %vk.first, i64 %vshift.0, i64 %vshift.1
+  %vk.next = select i1 %vk.first, i64 %vbeg.1, i64 %iend
+  %vk.k1 = add i32 %seg.k, 1
+  %vany = icmp ult i64 %vk.beg, %vk.end
   br i1 %vany, label %vector, label %vector.done
 
 vector:
-  %vi = phi i64 [ %vbeg, %vector.pre ], [ %vi.next, %vector ]
+  %vi = phi i64 [ %vk.beg, %vector.pre ], [ %vi.next, %vector ]
 @@VECTOR@@
   %vi.next = add nuw nsw i64 %vi, @@LANES@@
-  %vcont = icmp ult i64 %vi.next, %vend
+  %vcont = icmp ult i64 %vi.next, %vk.end
   br i1 %vcont, label %vector, label %vector.done
 
 vector.done:

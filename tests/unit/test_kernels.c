@@ -182,7 +182,8 @@ static void strided_fills(void **state) {
 }
 
 /* GENERAL copies into contiguous destination rows: the aligned vector loop
- * in the middle of each row (reversed, every 2nd to 4th element, broadcast),
+ * in the middle of each row (reversed, every 2nd to 4th element, broadcast;
+ * rotated rows: one loop on each side of the wrap),
  * the scalar head and tail around it, and destinations misaligned by an
  * element or by a byte (no vector loop). */
 static void row_vectors(void **state) {
@@ -191,7 +192,9 @@ static void row_vectors(void **state) {
       {"iota 37 300", "iota 37 300 | slice ::-1 ::-1"},      {"iota 37 300", "iota 37 300 | rotate 5 0 | slice : ::-1"},
       {"iota 20 150", "iota 40 300 | slice ::2 ::2"},        {"iota 20 301", "iota 20 903 | slice ::-1 ::3"},
       {"iota 9 277", "iota 9 1108 | slice : 3::4"},          {"iota 30 200", "iota 30 7 | slice : 3:4 | expand 30 200"},
-      {"iota 6 5 140", "iota 5 6 280 | permute 1 0 2 | slice : : 1::2"}};
+      {"iota 6 5 140", "iota 5 6 280 | permute 1 0 2 | slice : : 1::2"},
+      {"iota 37 300", "iota 37 300 | rotate 5 -37"},         {"iota 37 300", "iota 37 300 | slice : ::-1 | rotate 0 290"},
+      {"iota 20 301", "iota 20 602 | slice : ::2 | rotate 3 150"}, {"iota 9 500", "iota 9 2000 | slice : 1::4 | rotate 0 1"}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (size_t e = 1; e <= 16; e *= 2) {
       const char *srcs[1] = {cases[c][1]};
