@@ -101,10 +101,31 @@ static void test_cuda_device_and_stream(void **state) {
   }
 }
 
+/* Prepared CUDA kernels without a GPU: a clean "unavailable", no handle. */
+static void test_prepared_unavailable(void **state) {
+  (void)state;
+  ixj_error err;
+  if (ixj_cuda_available(NULL, &err) == IXJ_OK) skip(); /* cuda_devices runs them on the GPU */
+  ixj_ixfun *d = NULL, *s = NULL;
+  assert_int_equal(ixj_ixfun_parse("iota 8 6", &d, &err), IXJ_OK);
+  assert_int_equal(ixj_ixfun_parse("iota 6 8 | permute 1 0", &s, &err), IXJ_OK);
+  const ixj_ixfun *parts[1] = {s};
+  ixj_cuda_kernel *k = (ixj_cuda_kernel *)1;
+  assert_int_equal(ixj_cuda_prepare_copy(ctx, 0, d, s, 4, 0, &k, &err), IXJ_ERR_UNAVAILABLE);
+  assert_null(k);
+  assert_non_null(strstr(err.message, "CUDA unavailable"));
+  assert_int_equal(ixj_cuda_prepare_fill(ctx, 1, d, 4, 0, &k, &err), IXJ_ERR_UNAVAILABLE);
+  assert_int_equal(ixj_cuda_prepare_cat(ctx, 0, d, 0, 1, parts, 4, 0, &k, &err), IXJ_ERR_UNAVAILABLE);
+  assert_null(k);
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cpu_ignores_stream),
       cmocka_unit_test(test_cuda_device_and_stream),
+      cmocka_unit_test(test_prepared_unavailable),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
