@@ -69,7 +69,7 @@ struct disk_cache {
   mode_t dir_mode;        /* the directory's permissions, which a shared one's shards copy */
   ixj_log_fn log;
   void *log_user;
-  int stats_fd;           /* the counters file (-1: none) */
+  atomic_int stats_fd;    /* the counters file, opened (made) at the first flush; -1 before */
   atomic_uint_fast64_t pending[DISK_STAT_COUNT]; /* counted, not yet added to the file */
   atomic_uint_fast64_t unflushed;
 };
@@ -410,16 +410,24 @@ static void read_counts(int fd, uint64_t *v) {
 void ixj__disk_cache_flush_counts(disk_cache *dc) {
   uint64_t add[DISK_STAT_COUNT], v[DISK_STAT_COUNT];
   bool any = false;
-  if (!dc || dc->stats_fd < 0) return;
+  if (!dc) return;
   for (int k = 0; k < DISK_STAT_COUNT; k++) any |= (add[k] = atomic_exchange(&dc->pending[k], 0)) != 0;
-  if (!any || flock(dc->stats_fd, LOCK_EX) != 0) return;
+  if (!any) return;
+  int fd = atomic_load(&dc->stats_fd);
+  if (fd < 0) { /* a directory that was never counted in has no file */
+    int mine = open_stats(dc->dirfd, true, dc->shared), expected = -1;
+    if (mine < 0) return;
+    if (atomic_compare_exchange_strong(&dc->stats_fd, &expected, mine)) fd = mine;
+    else close(mine), fd = expected; /* another thread opened it first */
+  }
+  if (flock(fd, LOCK_EX) != 0) return;
   unsigned char b[STATS_SIZE];
-  read_counts(dc->stats_fd, v);
+  read_counts(fd, v);
   memcpy(b, STATS_MAGIC, 8);
   for (int k = 0; k < DISK_STAT_COUNT; k++) put_u64(b + 8 + 8 * k, v[k] + add[k]);
-  ssize_t w = pwrite(dc->stats_fd, b, sizeof b, 0);
+  ssize_t w = pwrite(fd, b, sizeof b, 0);
   (void)w; /* a counter that cannot be written is lost, never an error */
-  flock(dc->stats_fd, LOCK_UN);
+  flock(fd, LOCK_UN);
 }
 
 void ixj__disk_cache_count(disk_cache *dc, disk_stat counter, uint64_t n) {
@@ -477,7 +485,7 @@ ixj_status ixj__disk_cache_open_with(const char *dir, const disk_cache_config *c
   dc->shared = shared;
   struct stat st;
   dc->dir_mode = fstat(fd, &st) == 0 ? (st.st_mode & 07777) : 0700;
-  dc->stats_fd = open_stats(fd, true, shared);
+  atomic_init(&dc->stats_fd, -1);
   for (int k = 0; k < DISK_STAT_COUNT; k++) atomic_init(&dc->pending[k], 0);
   atomic_init(&dc->unflushed, 0);
   *out = dc;
@@ -497,7 +505,7 @@ void ixj__disk_cache_set_log(disk_cache *dc, ixj_log_fn log, void *user) {
 void ixj__disk_cache_close(disk_cache *dc) {
   if (!dc) return;
   ixj__disk_cache_flush_counts(dc);
-  if (dc->stats_fd >= 0) close(dc->stats_fd);
+  if (atomic_load(&dc->stats_fd) >= 0) close(atomic_load(&dc->stats_fd));
   close(dc->dirfd);
   free(dc->dir);
   free(dc);

@@ -545,6 +545,9 @@ static ixj_status knob(uint64_t option, const char *env, bool size, uint64_t min
   const char *v = getenv(env);
   ixj_error e;
   *out = def;
+  if (option && (option < min || option > max))
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "the option of %s: %llu is outside %llu..%llu", env,
+                     (unsigned long long)option, (unsigned long long)min, (unsigned long long)max);
   if (option) *out = option;
   else if (v && *v && (size ? ixj_parse_size(v, min, max, out, &e) : ixj_parse_count(v, min, max, out, &e)) != IXJ_OK)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "%s: %s", env, e.message);
