@@ -471,7 +471,7 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
   char vt[32];
   snprintf(vt, sizeof vt, "<%d x i%d>", lanes, unit * 8);
   while ((1 << stages) < v) stages++;
-  int blk[4];
+  int blk[32]; /* group <= 64 / vector_bytes: 8 blocks for 1-byte elements in 8-lane blocks (a b extent of 8-15) */
   for (int g = 0; g < group; g++) {
     blk[g] = e->tmp++;
     for (int i = 0; i < v; i++) {
@@ -605,7 +605,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   /* blocks side by side along a until a destination row piece is a cache line */
   int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1, src_row[128], dst_row[128];
   while (group > 1 && (int64_t)v * group > p->shape[qa]) group /= 2; /* rows shorter than a line */
-  IXJ_ASSERT(err, v >= 2 && v <= 64 && (v & (v - 1)) == 0 && T % (v * group) == 0 && group <= 4);
+  IXJ_ASSERT(err, v >= 2 && v <= 64 && (v & (v - 1)) == 0 && T % (v * group) == 0 && group <= 32);
   IXJ_ASSERT(err, src->stride[qb] == 1 && (!p->b_inner || (v % p->b_inner == 0 && src->stride[qb - 1] == p->b_inner)));
   for (int k = 0; k < group; k++)
     for (int i = 0; i < v; i++) { /* block k: columns a + k v ...; its row i, its destination row i */
