@@ -108,6 +108,20 @@ static void normalize_copy(ixj_plan *p) {
   }
 }
 
+/* A fill writes a set of offsets, whatever order its iteration visits them
+ * in: a reversed dim runs forward from its other end (the head offset takes
+ * the difference, the run-time offset stays the caller's) and a rotation goes.
+ * A reversed or rolled view is then filled like the contiguous one it covers. */
+static void normalize_fill(ixj_plan *p) {
+  plan_operand *dst = &p->operand[0];
+  for (int j = 0; j < p->rank; j++) {
+    dst->rotate[j] = 0;
+    if (dst->stride[j] >= 0) continue;
+    dst->head_offset += dst->stride[j] * (p->shape[j] - 1); /* in range: the view's offsets are */
+    dst->stride[j] = -dst->stride[j];
+  }
+}
+
 static bool all_single_lmad(const ixj_plan *p) {
   for (int o = 0; o < p->num_operands; o++)
     if (has_dims(p, o) && p->operand[o].num_tail) return false;
@@ -426,6 +440,7 @@ ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err)
     p->cat_axis = req->cat_axis;
     if (!req->gpu && plan_parts(p, req)) return IXJ_OK;
   } else {
+    if (p->op == IXJ_OP_FILL) normalize_fill(p);
     ixj__plan_refine_chains(p); /* a chain whose factors line up plans like the permute it is */
     normalize_copy(p);
   }

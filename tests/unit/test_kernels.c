@@ -181,6 +181,22 @@ static void strided_fills(void **state) {
   ixj_ixfun_free(f);
 }
 
+/* Fills of reversed, rotated and chained views: the plan fills the set of
+ * offsets the view covers in its own order (reversed dims forward, no
+ * rotation), so a reversed or rolled contiguous view is a contiguous fill. */
+static void fill_orders(void **state) {
+  (void)state;
+  static const char *views[][2] = {{"iota 20 30 | rotate 3 7 | slice ::-1 ::-1", "inner_contiguous"},
+                                   {"iota 200 | slice ::-1", "inner_contiguous"},
+                                   {"iota 8 6 | permute 1 0 | reshape 4 12 | slice ::-1", "general"},
+                                   {"iota 64 70 | slice ::-1 ::-2", "general"}};
+  for (int vb = 32; vb <= 64; vb += 32)
+    for (size_t e = 1; e <= 16; e *= 2)
+      for (size_t v = 0; v < sizeof views / sizeof *views; v++)
+        for (int stream = 0; stream < 2; stream++)
+          for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_FILL, e, 0, views[v][0], 0, NULL, vb, stream, mis, views[v][1]);
+}
+
 /* GENERAL copies into contiguous destination rows: the aligned vector loop
  * in the middle of each row (reversed, every 2nd to 4th element, broadcast;
  * rotated rows: one loop on each side of the wrap),
@@ -217,7 +233,7 @@ int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills),
-                                     cmocka_unit_test(row_vectors)};
+                                     cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
   return failed;
