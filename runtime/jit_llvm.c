@@ -299,21 +299,25 @@ const jit_cpu *ixj__jit_llvm_cpu_named(jit_llvm *j, const char *target) {
 
 const char *ixj__jit_llvm_host_features(const jit_llvm *j) { return j->enabled; }
 
-/* IR text -> optimized object code, entirely on the calling thread, for the
- * CPU `cpu` with the LLVM feature list `features`. */
 /* The passes the kernels need, instead of default<O3>'s ~90: the emitter
  * already writes the loops, vector accesses and index arithmetic it wants
  * (gen/emit_llvm.c), so what is left is tidying its SSA (sroa, early-cse,
  * instcombine, simplifycfg), hoisting the loop-invariant offset arithmetic
- * (licm) and vectorizing the scalar loops the emitter leaves to LLVM (general
- * and rotated copies). Measured with /usr/lib/llvm-19 on the development VM
- * (docs/hot-path.md): the optimizer's share of a compile falls from 7-38 ms
- * to 1-8 ms per kernel, and code generation, which is then most of the rest,
- * runs at LLVM's default level (O2: its O3 adds nothing to machine code for
- * loops like these). */
+ * (licm), unrolling the tiled micro-kernels' short constant loops (as O3
+ * did: the tiled kernels' object code is O3's, and straight-line code is
+ * cheaper to generate: a 6-D permute's compile 21 -> 9 ms) and vectorizing
+ * the scalar loops the emitter leaves to LLVM (general and rotated copies).
+ * Measured with /usr/lib/llvm-19 on the development VM (docs/hot-path.md):
+ * the optimizer's share of a compile falls from 4-56 ms to 1-7 ms per
+ * kernel, and code generation, which is then most of the rest, runs at
+ * LLVM's default level (O2: its O3 adds nothing to machine code for loops
+ * like these). */
 static const char KERNEL_PIPELINE[] = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,"
-                                      "loop-mssa(licm),loop-vectorize,instcombine<no-verify-fixpoint>,simplifycfg)";
+                                      "loop-mssa(licm),loop-unroll,loop-vectorize,instcombine<no-verify-fixpoint>,"
+                                      "simplifycfg)";
 
+/* IR text -> optimized object code, entirely on the calling thread, for the
+ * CPU `cpu` with the LLVM feature list `features`. */
 static ixj_status compile_object(jit_llvm *j, const char *cpu, const char *features, const char *ir,
                                  LLVMMemoryBufferRef *obj, ixj_error *err) {
   LLVMTargetRef target;
