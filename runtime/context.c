@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,10 @@ static int default_threads(const ixj_context *c) {
     if (ixj_parse_count(env, 1, 1024, &v, &err) == IXJ_OK) return (int)v;
     ixj__ctx_log(c, IXJ_LOG_WARNING, "IXJIT_NUM_THREADS: %s: one thread per online CPU", err.message);
   }
+  /* the CPUs this process may run on (taskset, a container's cpuset), not
+   * every online one: more threads than those would only take turns */
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
 }

@@ -25,7 +25,7 @@ typedef void (*ixj_log_fn)(void *user, ixj_log_level level, const char *message)
 /* Read by ixj_context_create only: its strings may be freed when it returns;
  * log and log_user must stay valid for the context's lifetime. */
 typedef struct ixj_context_options {
-  int num_threads;            /* 0: IXJIT_NUM_THREADS, else the online CPUs; the caller counts as one */
+  int num_threads;            /* 0: IXJIT_NUM_THREADS, else the CPUs of the affinity mask; the caller counts as one */
   size_t last_level_cache;    /* bytes; 0: detect. Outputs larger than this get streaming stores */
   ixj_log_fn log;             /* NULL: no logging */
   void *log_user;
