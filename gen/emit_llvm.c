@@ -435,6 +435,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
                         "ALLOCAS", body(&part[EW_ALLOCAS]), "SETUP", body(&part[EW_SETUP]),
                         "INNER_EXTENT", extent, "ROW_SETUP", body(&part[EW_ROW]), "INNER", body(&part[EW_INNER]),
                         "VECTOR_SETUP", body(&part[EW_VSETUP]), "VECTOR", body(&part[EW_VECTOR]), "LANES", lanes,
+                        "NO_VECTORS", p->row_lanes ? "false" : "true",
                         "ATTRIBUTES", wide ? "\"min-legal-vector-width\"=\"512\" " : "",
                         "STEP", step, "CARRY", body(&part[EW_CARRY]), "EXIT", exit_code(p), "METADATA", md ? md : "",
                         "DECLARATIONS", e->part ? "" : e->declare,
