@@ -8,10 +8,10 @@
  * is taken to be exactly the bytes the tensor reaches. kDLCPU and kDLCUDAHost
  * tensors take the CPU path; kDLCUDA and kDLCUDAManaged tensors the CUDA path,
  * on the caller's stream (the _stream and _versioned calls) or the default
- * stream, without waiting (as in cuda.h). The CUDA path drives device 0 of
- * the process, so a CUDA tensor's device_id must be 0: a tensor on another
- * device is refused, never read or written from device 0. All tensors of one
- * call must be on the same side.
+ * stream, without waiting (as in cuda.h), on the tensor's own device
+ * (device_id, in that device's primary context; a device the process lacks
+ * is IXJ_ERR_INVALID_ARGUMENT). All tensors of one call must be on the same
+ * device.
  *
  * Every field is checked before anything runs, with checked arithmetic: the
  * tensors come from other libraries and are not trusted. The calls never

@@ -118,8 +118,8 @@ static PyObject *mod_copy(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
   pyixj_operand od = {{0}}, os = {{0}};
   pyixj_view *views[2] = {&d, &s};
   int64_t unit;
-  if (d.gpu != s.gpu) {
-    pyixj_raise_msg(IXJ_ERR_MISMATCH, "the destination and the source live on different devices (CPU and CUDA)");
+  if (d.gpu != s.gpu || d.device != s.device) {
+    pyixj_raise_msg(IXJ_ERR_MISMATCH, "the destination and the source live on different devices");
     goto done;
   }
   if (is_ixfun(kw[0]) || is_ixfun(kw[1])) {
@@ -138,7 +138,7 @@ static PyObject *mod_copy(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
   Py_INCREF(ctx);
   if (d.gpu) {
     Py_BEGIN_ALLOW_THREADS
-    st = ixj_copy_cuda(c, &od.op, &os.op, (size_t)unit, NULL, NULL, &err);
+    st = ixj_copy_cuda_device(c, d.device, &od.op, &os.op, (size_t)unit, NULL, NULL, &err);
     Py_END_ALLOW_THREADS
   } else if (op_bytes(&od) < PYIXJ_NOGIL_BYTES && !od.fresh && !os.fresh) {
     st = ixj_copy(c, &od.op, &os.op, (size_t)unit, NULL, &err);
@@ -202,7 +202,7 @@ static PyObject *mod_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
   if (d.itemsize == unit || is_ixfun(kw[0])) {
     if (d.gpu) {
       Py_BEGIN_ALLOW_THREADS
-      st = ixj_fill_cuda(c, &od.op, value, (size_t)unit, NULL, NULL, &err);
+      st = ixj_fill_cuda_device(c, d.device, &od.op, value, (size_t)unit, NULL, NULL, &err);
       Py_END_ALLOW_THREADS
     } else if (op_bytes(&od) < PYIXJ_NOGIL_BYTES && !od.fresh) {
       st = ixj_fill(c, &od.op, value, (size_t)unit, NULL, &err);
@@ -228,7 +228,7 @@ static PyObject *mod_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
       ixj_operand part = od.op;
       part.ixfun = f;
       Py_BEGIN_ALLOW_THREADS
-      st = d.gpu ? ixj_fill_cuda(c, &part, value + p * unit, (size_t)unit, NULL, NULL, &err)
+      st = d.gpu ? ixj_fill_cuda_device(c, d.device, &part, value + p * unit, (size_t)unit, NULL, NULL, &err)
                  : ixj_fill(c, &part, value + p * unit, (size_t)unit, NULL, &err);
       Py_END_ALLOW_THREADS
       ixj_ixfun_free(f);
@@ -285,8 +285,8 @@ static PyObject *mod_cat(PyObject *m, PyObject *const *args, Py_ssize_t nargs, P
   }
   for (int k = 0; k < acquired; k++) {
     vp[k] = &views[k];
-    if (views[k].gpu != views[0].gpu) {
-      pyixj_raise_msg(IXJ_ERR_MISMATCH, "cat: the arrays live on different devices (CPU and CUDA)");
+    if (views[k].gpu != views[0].gpu || views[k].device != views[0].device) {
+      pyixj_raise_msg(IXJ_ERR_MISMATCH, "cat: the arrays live on different devices");
       goto done;
     }
   }
@@ -307,7 +307,7 @@ static PyObject *mod_cat(PyObject *m, PyObject *const *args, Py_ssize_t nargs, P
   bool gpu = views[0].gpu;
   Py_INCREF(ctx);
   Py_BEGIN_ALLOW_THREADS
-  st = gpu ? ixj_cat_cuda(c, &ops[0].op, (int)axis, (int)n, srcs, (size_t)unit, NULL, NULL, &err)
+  st = gpu ? ixj_cat_cuda_device(c, views[0].device, &ops[0].op, (int)axis, (int)n, srcs, (size_t)unit, NULL, NULL, &err)
            : ixj_cat(c, &ops[0].op, (int)axis, (int)n, srcs, (size_t)unit, NULL, &err);
   Py_END_ALLOW_THREADS
   Py_DECREF(ctx);

@@ -41,7 +41,8 @@ typedef struct pyixj_view {
   int64_t shape[IXJ_MAX_RANK];
   int64_t strides[IXJ_MAX_RANK]; /* bytes */
   bool readonly;
-  bool gpu; /* CUDA device memory (device 0) */
+  bool gpu;   /* CUDA device memory */
+  int device; /* its CUDA device (DLPack device_id); 0 on the CPU */
   /* the element type, for fill values only */
   pyixj_kind kind;
   bool swapped; /* non-native byte order */

@@ -148,6 +148,7 @@ static int from_dltensor(const DLTensor *t, const char *what, pyixj_view *v) {
     return -1;
   }
   v->gpu = cuda_type(dt);
+  v->device = v->gpu ? (int)t->device.device_id : 0;
   if (t->ndim < 0 || t->ndim > IXJ_MAX_RANK) {
     pyixj_raise_msg(IXJ_ERR_LIMIT, "%s has %d dims; ixjit takes at most %d", what, (int)t->ndim, IXJ_MAX_RANK);
     return -1;
@@ -192,18 +193,15 @@ static int from_dltensor(const DLTensor *t, const char *what, pyixj_view *v) {
   return 0;
 }
 
-/* A CUDA tensor needs a GPU of device 0 here; otherwise it is refused
- * (ixjit.Unavailable) before any of it is read. */
+/* A CUDA tensor needs its device here (ixjit.Unavailable without a GPU,
+ * ValueError for a device the process lacks), checked before any of it is
+ * read. */
 static int check_cuda(const DLTensor *t, const char *what) {
   if (!cuda_type(t->device.device_type)) return 0;
   ixj_error err;
-  if (ixj_cuda_available(NULL, &err) != IXJ_OK) {
-    pyixj_raise_msg(IXJ_ERR_UNAVAILABLE, "%s is a CUDA tensor: %s", what, err.message);
-    return -1;
-  }
-  if (t->device.device_id != 0) {
-    pyixj_raise_msg(IXJ_ERR_INVALID_ARGUMENT, "%s is on CUDA device %d; ixjit's CUDA path drives device 0 only", what,
-                    (int)t->device.device_id);
+  ixj_status st = ixj_cuda_device_available((int)t->device.device_id, NULL, &err);
+  if (st != IXJ_OK) {
+    pyixj_raise_msg(st == IXJ_ERR_INVALID_ARGUMENT ? st : IXJ_ERR_UNAVAILABLE, "%s is a CUDA tensor: %s", what, err.message);
     return -1;
   }
   return 0;

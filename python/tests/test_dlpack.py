@@ -98,14 +98,16 @@ def test_cuda_tensor_without_gpu():
             ptr.restype, ptr.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
             tensor = ptr(self.cap, b"dltensor")
             ctypes.c_int32.from_address(tensor + ctypes.sizeof(ctypes.c_void_p)).value = 2  # device_type
+            ctypes.c_int32.from_address(tensor + ctypes.sizeof(ctypes.c_void_p) + 4).value = self.device[1]  # device_id
             return self.cap
 
-    dst = np.zeros(4)
-    p = Cuda(dst, device=(2, 0))
-    with pytest.raises(ixjit.Unavailable, match="CUDA"):
-        ixjit.copy(p, np.arange(4.0))
-    assert capsule_name(p.cap).startswith("used_")  # consumed and deleted, nothing read or written
-    assert not dst.any()
+    for device_id in (0, 1):  # any device: no GPU is no GPU
+        dst = np.zeros(4)
+        p = Cuda(dst, device=(2, device_id))
+        with pytest.raises(ixjit.Unavailable, match="CUDA"):
+            ixjit.copy(p, np.arange(4.0))
+        assert capsule_name(p.cap).startswith("used_")  # consumed and deleted, nothing read or written
+        assert not dst.any()
     assert isinstance(ixjit.Unavailable("x"), RuntimeError)
 
 
