@@ -40,11 +40,6 @@ typedef struct variant {
   struct variant *next; /* fixed before publication */
 } variant;
 
-typedef struct operand_range {
-  bool empty;
-  uint64_t lo, end; /* reachable bytes [lo, end) from the buffer's start */
-} operand_range;
-
 struct ixj_kernel {
   ixj_context *ctx;
   ixj_op_kind op;
@@ -127,23 +122,8 @@ static ixj_status prepare(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst
                           ixj_error *err) {
   if (out) *out = NULL;
   IXJ_REQUIRE_ARGS(err, ctx && dst && out && (srcs || num_srcs == 0));
-  if (flags != IXJ_PREPARE_DEFAULT) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "unknown flags 0x%x", flags);
-  if (op == IXJ_OP_COPY && num_srcs != 1) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "copy: missing source");
-  if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
-  for (int s = 0; s < num_srcs; s++)
-    if (!srcs[s]) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "input %d: missing index function", s);
-  /* the checks without buffers; the destination's injectivity on top */
-  ixj_operand ops[PLAN_MAX_OPERANDS];
-  ops[0] = (ixj_operand){NULL, 0, dst};
-  for (int s = 0; s < num_srcs; s++) ops[1 + s] = (ixj_operand){NULL, 0, srcs[s]};
-  op_call c = {op, elem_size, &ops[0], num_srcs, &ops[1], NULL, axis, true};
-  ixj_status st = ixj__op_validate(&c, err);
+  ixj_status st = ixj__prepare_validate(op, dst, num_srcs, srcs, axis, elem_size, flags, err);
   if (st != IXJ_OK) return st;
-  if (!ixj_ixfun_offset_range(dst).empty && !ixj__ixfun_injective(dst))
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
-                     "destination: the index function may map two points to one offset (a broadcast or overlapping "
-                     "strides); copy into a materialized array instead");
   ixj_kernel *k = calloc(1, sizeof *k);
   if (!k) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   k->ctx = ctx;
@@ -154,22 +134,15 @@ static ixj_status prepare(ixj_context *ctx, ixj_op_kind op, const ixj_ixfun *dst
   atomic_init(&k->variants, NULL);
   pthread_mutex_init(&k->add_lock, NULL);
   for (int o = 0; o < 1 + num_srcs; o++) {
-    if ((st = ixj_ixfun_clone(ops[o].ixfun, &k->f[o], err)) != IXJ_OK) {
+    if ((st = ixj_ixfun_clone(o ? srcs[o - 1] : dst, &k->f[o], err)) != IXJ_OK) {
       ixj_kernel_release(k);
       return st;
     }
     k->num_operands++;
-    /* the enclosure of the reachable offsets (exact for one LMAD) */
-    ixj_offset_range r = ixj_ixfun_offset_range(k->f[o]);
-    size_t end = 0;
-    k->range[o].empty = r.empty;
-    if (!r.empty && (r.min < 0 || ixj_ixfun_required_bytes(k->f[o], elem_size, &end, NULL) != IXJ_OK)) {
+    if ((st = ixj__operand_range(k->f[o], elem_size, o, &k->range[o], err)) != IXJ_OK) {
       ixj_kernel_release(k);
-      return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "%s reaches offsets no buffer can hold",
-                       o ? "a source" : "the destination");
+      return st;
     }
-    k->range[o].lo = r.empty ? 0 : (uint64_t)r.min * elem_size;
-    k->range[o].end = end;
   }
   k->empty = k->range[0].empty;
   static const uint8_t aligned[PLAN_MAX_OPERANDS];
@@ -203,44 +176,12 @@ ixj_status ixj_prepare_cat(ixj_context *ctx, const ixj_ixfun *dst, int axis, int
 }
 
 /* Operand o's byte range in buffer b; an error when it does not fit. */
-static ixj_status check_buffer(const ixj_kernel *k, int o, const ixj_buffer *b, uintptr_t *lo, uintptr_t *hi,
-                               ixj_error *err) {
-  const operand_range *r = &k->range[o];
-  *lo = *hi = 0;
-  if (r->empty) return IXJ_OK;
-  if (!b->data)
-    return o ? ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "input %d: NULL data pointer", o - 1)
-             : ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "destination: NULL data pointer");
-  if (r->end > b->size_bytes) {
-    if (o)
-      return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "input %d: buffer too small: %llu bytes needed, %zu given", o - 1,
-                       (unsigned long long)r->end, b->size_bytes);
-    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "destination: buffer too small: %llu bytes needed, %zu given",
-                     (unsigned long long)r->end, b->size_bytes);
-  }
-  *lo = (uintptr_t)b->data + (uintptr_t)r->lo;
-  *hi = (uintptr_t)b->data + (uintptr_t)r->end;
-  return IXJ_OK;
-}
-
 ixj_status ixj_kernel_run(const ixj_kernel *k, ixj_buffer dst, int num_srcs, const ixj_buffer *srcs,
                           const void *value, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, k);
-  if (num_srcs != k->num_srcs || (num_srcs && !srcs))
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "this kernel takes %d sources, not %d", k->num_srcs, num_srcs);
-  if (k->op == IXJ_OP_FILL ? !value : value != NULL)
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, k->op == IXJ_OP_FILL ? "fill: NULL value" : "a value for a %s",
-                     k->op == IXJ_OP_COPY ? "copy" : "cat");
   ixj_buffer bufs[PLAN_MAX_OPERANDS];
-  uintptr_t dlo, dhi, lo, hi;
-  bufs[0] = dst;
-  ixj_status st = check_buffer(k, 0, &dst, &dlo, &dhi, err);
-  for (int s = 0; s < num_srcs && st == IXJ_OK; s++) {
-    bufs[1 + s] = srcs[s];
-    st = check_buffer(k, 1 + s, &srcs[s], &lo, &hi, err);
-    if (st == IXJ_OK && !k->empty && lo < hi && lo < dhi && dlo < hi)
-      st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "input %d overlaps the destination's memory", s);
-  }
+  uintptr_t dlo, dhi;
+  ixj_status st = ixj__prepared_run_check(k->op, k->num_srcs, k->range, dst, num_srcs, srcs, value, bufs, &dlo, &dhi, err);
   if (st != IXJ_OK || k->empty) return st;
   if (value && (uintptr_t)value < dhi && dlo < (uintptr_t)value + k->elem_size)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "fill: the value overlaps the destination's memory");

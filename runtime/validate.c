@@ -10,6 +10,7 @@
 #include "checked.h"
 #include "error.h"
 #include "ixfun_internal.h"
+#include "ixjit/kernel.h"
 
 static bool valid_elem_size(size_t e) { return e == 1 || e == 2 || e == 4 || e == 8 || e == 16; }
 
@@ -135,4 +136,78 @@ ixj_status ixj__op_validate(const op_call *c, ixj_error *err) {
       return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "fill: the value overlaps the destination's memory");
   }
   return IXJ_OK;
+}
+
+ixj_status ixj__prepare_validate(ixj_op_kind op, const ixj_ixfun *dst, int num_srcs, const ixj_ixfun *const *srcs,
+                                 int axis, size_t elem_size, unsigned flags, ixj_error *err) {
+  if (flags != IXJ_PREPARE_DEFAULT) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "unknown flags 0x%x", flags);
+  if (op == IXJ_OP_COPY && num_srcs != 1) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "copy: missing source");
+  if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cat takes 1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
+  for (int s = 0; s < num_srcs; s++)
+    if (!srcs[s]) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "input %d: missing index function", s);
+  ixj_operand ops[1 + IXJ_MAX_CAT_INPUTS];
+  ops[0] = (ixj_operand){NULL, 0, dst};
+  for (int s = 0; s < num_srcs; s++) ops[1 + s] = (ixj_operand){NULL, 0, srcs[s]};
+  op_call c = {op, elem_size, &ops[0], num_srcs, &ops[1], NULL, axis, true};
+  ixj_status st = ixj__op_validate(&c, err);
+  if (st != IXJ_OK) return st;
+  if (!ixj_ixfun_offset_range(dst).empty && !ixj__ixfun_injective(dst))
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
+                     "destination: the index function may map two points to one offset (a broadcast or overlapping "
+                     "strides); copy into a materialized array instead");
+  return IXJ_OK;
+}
+
+ixj_status ixj__operand_range(const ixj_ixfun *f, size_t elem_size, int o, operand_range *out, ixj_error *err) {
+  /* the enclosure of the reachable offsets (exact for one LMAD) */
+  ixj_offset_range r = ixj_ixfun_offset_range(f);
+  size_t end = 0;
+  *out = (operand_range){r.empty, 0, 0};
+  if (!r.empty && (r.min < 0 || ixj_ixfun_required_bytes(f, elem_size, &end, NULL) != IXJ_OK))
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "%s reaches offsets no buffer can hold", o ? "a source" : "the destination");
+  out->lo = r.empty ? 0 : (uint64_t)r.min * elem_size;
+  out->end = end;
+  return IXJ_OK;
+}
+
+static ixj_status check_buffer(const operand_range *r, int o, const ixj_buffer *b, uintptr_t *lo, uintptr_t *hi,
+                               ixj_error *err) {
+  *lo = *hi = 0;
+  if (r->empty) return IXJ_OK;
+  if (!b->data)
+    return o ? ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "input %d: NULL data pointer", o - 1)
+             : ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "destination: NULL data pointer");
+  if (r->end > b->size_bytes) {
+    if (o)
+      return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "input %d: buffer too small: %llu bytes needed, %zu given", o - 1,
+                       (unsigned long long)r->end, b->size_bytes);
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "destination: buffer too small: %llu bytes needed, %zu given",
+                     (unsigned long long)r->end, b->size_bytes);
+  }
+  if ((uintptr_t)b->data > UINTPTR_MAX - r->end)
+    return ixj__fail(err, IXJ_ERR_OUT_OF_RANGE, "%s: the buffer wraps the address space", o ? "input" : "destination");
+  *lo = (uintptr_t)b->data + (uintptr_t)r->lo;
+  *hi = (uintptr_t)b->data + (uintptr_t)r->end;
+  return IXJ_OK;
+}
+
+ixj_status ixj__prepared_run_check(ixj_op_kind op, int num_srcs_expected, const operand_range *range, ixj_buffer dst,
+                                   int num_srcs, const ixj_buffer *srcs, const void *value, ixj_buffer *bufs,
+                                   uintptr_t *dlo, uintptr_t *dhi, ixj_error *err) {
+  if (num_srcs != num_srcs_expected || (num_srcs && !srcs))
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "this kernel takes %d sources, not %d", num_srcs_expected, num_srcs);
+  if (op == IXJ_OP_FILL ? !value : value != NULL)
+    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, op == IXJ_OP_FILL ? "fill: NULL value" : "a value for a %s",
+                     op == IXJ_OP_COPY ? "copy" : "cat");
+  uintptr_t lo, hi;
+  bufs[0] = dst;
+  ixj_status st = check_buffer(&range[0], 0, &dst, dlo, dhi, err);
+  for (int s = 0; s < num_srcs && st == IXJ_OK; s++) {
+    bufs[1 + s] = srcs[s];
+    st = check_buffer(&range[1 + s], 1 + s, &srcs[s], &lo, &hi, err);
+    if (st == IXJ_OK && !range[0].empty && lo < hi && lo < *dhi && *dlo < hi)
+      st = ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "input %d overlaps the destination's memory", s);
+  }
+  return st;
 }

@@ -189,6 +189,9 @@ static void test_errors(void **state) {
   EXPECT(ixj_kernel_run(k, (ixj_buffer){NULL, 256}, 1, &sb, NULL, &err), IXJ_ERR_INVALID_ARGUMENT, "destination: NULL");
   EXPECT(ixj_kernel_run(k, da, 1, &(ixj_buffer){NULL, 256}, NULL, &err), IXJ_ERR_INVALID_ARGUMENT, "input 0: NULL");
   EXPECT(ixj_kernel_run(k, da, 1, &(ixj_buffer){a + 32, 256}, NULL, &err), IXJ_ERR_INVALID_ARGUMENT, "overlaps");
+  /* a buffer whose range wraps the address space: refused, never touched */
+  EXPECT(ixj_kernel_run(k, (ixj_buffer){(void *)(UINTPTR_MAX - 63), 256}, 1, &sb, NULL, &err), IXJ_ERR_OUT_OF_RANGE,
+         "wraps the address space");
   EXPECT(ixj_kernel_run(fk, da, 0, NULL, NULL, &err), IXJ_ERR_INVALID_ARGUMENT, "NULL value");
   EXPECT(ixj_kernel_run(fk, da, 1, &sb, &v, &err), IXJ_ERR_INVALID_ARGUMENT, "takes 0 sources");
   EXPECT(ixj_kernel_run(fk, da, 0, NULL, a + 3, &err), IXJ_ERR_INVALID_ARGUMENT, "value overlaps");
