@@ -15,19 +15,18 @@ static void fill_pattern(unsigned char *p, size_t n, unsigned seed) {
 
 static void every_alignment(void **state) {
   (void)state;
-  enum { MAX = 700 };
-  unsigned char *src = aligned_alloc(64, MAX + 128), *dst = aligned_alloc(64, GUARD + MAX + 64 + GUARD),
-                *want = aligned_alloc(64, GUARD + MAX + 64 + GUARD);
+  enum { MAX = 700, SRC = (MAX + 128 + 63) / 64 * 64, DST = (GUARD + MAX + 64 + GUARD + 63) / 64 * 64 };
+  unsigned char *src = aligned_alloc(64, SRC), *dst = aligned_alloc(64, DST), *want = aligned_alloc(64, DST);
   assert_true(src && dst && want);
-  fill_pattern(src, MAX + 128, 3);
+  fill_pattern(src, SRC, 3);
   for (size_t dmis = 0; dmis < 64; dmis += 7)
     for (size_t smis = 0; smis < 64; smis += 13)
       for (size_t n = 0; n <= MAX; n += n < 140 ? 1 : 37) {
-        fill_pattern(dst, GUARD + MAX + 64 + GUARD, 5);
-        memcpy(want, dst, GUARD + MAX + 64 + GUARD);
+        fill_pattern(dst, DST, 5);
+        memcpy(want, dst, DST);
         memcpy(want + GUARD + dmis, src + smis, n);
         ixj__stream_copy(dst + GUARD + dmis, src + smis, n);
-        if (memcmp(dst, want, GUARD + MAX + 64 + GUARD))
+        if (memcmp(dst, want, DST))
           fail_msg("n %zu, destination off a line by %zu, source by %zu: wrong bytes", n, dmis, smis);
       }
   free(src);
