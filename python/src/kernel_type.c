@@ -49,10 +49,7 @@ PyObject *pyixj_prepare_copy(PyObject *self, PyObject *const *args, Py_ssize_t n
   }
   if (pyixj_kwargs("prepare_copy", kwnames, args + nargs, 2, names, kw) < 0) return NULL;
   int64_t elem = 0;
-  if (kw[0] && kw[0] != Py_None) {
-    elem = PyLong_AsLongLong(kw[0]);
-    if (elem == -1 && PyErr_Occurred()) return NULL;
-  }
+  if (pyixj_elem_size(kw[0], &elem) < 0) return NULL;
   pyixj_context_obj *ctx = pyixj_context_get(kw[1]);
   if (!ctx) return NULL;
   kernel_obj *k = PyObject_New(kernel_obj, &pyixj_KernelType);

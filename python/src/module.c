@@ -25,7 +25,7 @@ int pyixj_kwargs(const char *fn, PyObject *kwnames, PyObject *const *kwvalues, i
   return 0;
 }
 
-static int get_elem_size(PyObject *o, int64_t *out) {
+int pyixj_elem_size(PyObject *o, int64_t *out) {
   if (!o || o == Py_None) return 0;
   long long e = PyLong_AsLongLong(o);
   if (e == -1 && PyErr_Occurred()) return -1;
@@ -104,7 +104,7 @@ static PyObject *mod_copy(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
   if (pyixj_kwargs("copy", kwnames, args + nargs, 4, names, kw) < 0) return NULL;
   int64_t elem = 0;
   if (check_ixfun_arg(kw[0], "dst_index") < 0 || check_ixfun_arg(kw[1], "src_index") < 0 ||
-      get_elem_size(kw[2], &elem) < 0)
+      pyixj_elem_size(kw[2], &elem) < 0)
     return NULL;
   pyixj_context_obj *ctx = pyixj_context_get(kw[3]);
   if (!ctx) return NULL;
@@ -170,7 +170,7 @@ static PyObject *mod_fill(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
   }
   if (pyixj_kwargs("fill", kwnames, args + nargs, 3, names, kw) < 0) return NULL;
   int64_t elem = 0;
-  if (check_ixfun_arg(kw[0], "dst_index") < 0 || get_elem_size(kw[1], &elem) < 0) return NULL;
+  if (check_ixfun_arg(kw[0], "dst_index") < 0 || pyixj_elem_size(kw[1], &elem) < 0) return NULL;
   pyixj_context_obj *ctx = pyixj_context_get(kw[2]);
   if (!ctx) return NULL;
   pyixj_view d;

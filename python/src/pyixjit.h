@@ -147,4 +147,8 @@ PyObject *pyixj_prepare_copy(PyObject *self, PyObject *const *args, Py_ssize_t n
 int pyixj_kwargs(const char *fn, PyObject *kwnames, PyObject *const *kwvalues, int n, const char *const *names,
                  PyObject **values);
 
+/* An elem_size= argument: *out unchanged for None or absent; -1 with
+ * InvalidInput unless it is 1..16 (the library checks which sizes exist). */
+int pyixj_elem_size(PyObject *o, int64_t *out);
+
 #endif
