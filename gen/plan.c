@@ -191,13 +191,17 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   p->micro = v;
   p->vector_bytes = v * e;
   p->tile = t;
-  /* aligned rows: the destination's start and its row pitch on cache lines
-   * (blocks store whole lines, which is what streaming stores need) */
+  /* aligned rows: the destination's start and the stride of every dim but a
+   * (the row pitch, b_inner's outer part and the dims outside the tile) on
+   * cache lines: blocks store whole lines, which is what streaming stores
+   * need, and an aligned store to an address off its line faults */
   const plan_operand *dst = &p->operand[0];
   uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
   uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
-  int64_t pitch = dst->stride[p->rank - 2] * e, pitch_hi = p->b_inner ? dst->stride[p->rank - 3] * e : 0;
-  p->dst_aligned = dst->stride[p->rank - 1] == 1 && start % 64 == 0 && pitch % 64 == 0 && pitch_hi % 64 == 0 &&
+  bool lines = start % 64 == 0;
+  for (int j = 0; j < p->rank - 1; j++) /* unsigned: the product mod 64 is right even where it wraps */
+    lines = lines && (uint64_t)dst->stride[j] * (uint64_t)e % 64 == 0;
+  p->dst_aligned = dst->stride[p->rank - 1] == 1 && lines &&
                    extent_a * e >= 64; /* a row shorter than a line would stream partial lines */
 }
 

@@ -136,6 +136,8 @@ static void strided_destinations(void **state) {
     copy_all_ways(e, "iota 200 400 | slice : ::2", "iota 200 200 | permute 1 0", "tiled"); /* masked stores */
     copy_all_ways(e, "iota 130 390 | slice : ::3", "iota 130 130 | permute 1 0", "tiled");
     copy_all_ways(e, "iota 100 500 | slice : ::5", "iota 100 100 | permute 1 0", "tiled"); /* element loops */
+    /* rows on lines, the batch stride not: never an aligned store off a line */
+    copy_all_ways(e, "strided shape=3,128,64 strides=8196,64,1", "iota 3 64 128 | permute 0 2 1", "tiled");
   }
 }
 
