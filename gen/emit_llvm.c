@@ -549,6 +549,63 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
     }
 }
 
+/* A zip block (plan.zip = k rows): one vector load of V elements along b
+ * from each of the k source rows (rows src_row[a]), their concatenation
+ * shuffled so that element (b, a) lands at b * k + a, and k vector stores of
+ * V elements back to back from the destination's row dst_row (streamed when
+ * the plan streams: each block then starts on a vector boundary). The
+ * concatenation is a tree of two-input shuffles (padded with poison to a
+ * power of two); LLVM lowers the final k-way interleave to a few two-source
+ * permutes per stored vector. */
+static void emit_micro_zip(emitter *e, text *t, const int *src_row, int dst_row) {
+  const ixj_plan *p = e->p;
+  int k = p->zip, v = p->micro, unit = (int)p->elem_size, id = e->tmp++;
+  bool prefetch = tile_prefetch(p);
+  for (int a = 0; a < k; a++) {
+    name s = ref(e, src_row[a]);
+    ixj__text_put(t, "  %%z%d.p%d = getelementptr %s, ptr %%bp.1, i64 %s\n", id, a, e->scalar, s.s);
+    ixj__text_put(t, "  %%z%d.c0.%d = load <%d x i%d>, ptr %%z%d.p%d, align 1, !alias.scope !%d, !noalias !%d\n", id, a, v,
+                  unit * 8, id, a, MD_SRC_LIST, MD_DST_LIST);
+    if (prefetch) { /* the same row two tiles further along b */
+      ixj__text_put(t, "  %%z%d.f%d = getelementptr %s, ptr %%z%d.p%d, i64 %d\n", id, a, e->scalar, id, a, p->tile * PREFETCH_TILES);
+      ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%z%d.f%d, i32 0, i32 3, i32 1)\n", id, a);
+    }
+  }
+  int n = k, width = v, level = 0;
+  while (n > 1) { /* pairs of level `level` (width lanes each) into level + 1 */
+    for (int i = 0; i < (n + 1) / 2; i++) {
+      ixj__text_put(t, "  %%z%d.c%d.%d = shufflevector <%d x i%d> %%z%d.c%d.%d, <%d x i%d> ", id, level + 1, i, width, unit * 8,
+                    id, level, 2 * i, width, unit * 8);
+      if (2 * i + 1 < n) ixj__text_put(t, "%%z%d.c%d.%d", id, level, 2 * i + 1);
+      else ixj__text_put(t, "poison");
+      ixj__text_put(t, ", <%d x i32> <", 2 * width);
+      for (int l = 0; l < 2 * width; l++) ixj__text_put(t, "%si32 %d", l ? ", " : "", l);
+      ixj__text_put(t, ">\n");
+    }
+    n = (n + 1) / 2;
+    width *= 2;
+    level++;
+  }
+  bool stream = p->nontemporal && p->dst_aligned;
+  name d = ref(e, dst_row);
+  for (int q = 0; q < k; q++) { /* stored vector q: destination elements q V .. q V + V - 1 */
+    ixj__text_put(t, "  %%z%d.o%d = shufflevector <%d x i%d> %%z%d.c%d.0, <%d x i%d> poison, <%d x i32> <", id, q, width,
+                  unit * 8, id, level, width, unit * 8, v);
+    for (int l = 0; l < v; l++) {
+      int j = q * v + l; /* element (j / k, j % k) of the block */
+      ixj__text_put(t, "%si32 %d", l ? ", " : "", (j % k) * v + j / k);
+    }
+    ixj__text_put(t, ">\n  %%z%d.q%d = getelementptr %s, ptr %%bp.0, i64 %s\n", id, q, e->scalar, d.s);
+    ixj__text_put(t, "  %%z%d.w%d = getelementptr <%d x i%d>, ptr %%z%d.q%d, i64 %d\n", id, q, v, unit * 8, id, q, q);
+    if (stream)
+      ixj__text_put(t, "  store <%d x i%d> %%z%d.o%d, ptr %%z%d.w%d, align %d, !nontemporal !%d, !alias.scope !%d, !noalias !%d\n",
+                    v, unit * 8, id, q, id, q, p->vector_bytes, MD_NONTEMPORAL, MD_DST_LIST, MD_SRC_LIST);
+    else
+      ixj__text_put(t, "  store <%d x i%d> %%z%d.o%d, ptr %%z%d.w%d, align 1, !alias.scope !%d, !noalias !%d\n", v, unit * 8, id,
+                    q, id, q, MD_DST_LIST, MD_SRC_LIST);
+  }
+}
+
 /* base + the offset of tile coordinate b (S64) in operand o: b times the
  * stride of b's dim, or, for a fused b, (b >> log2 b_inner) * the outer
  * stride + (b & (b_inner - 1)) * the inner one. */
@@ -620,9 +677,15 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   /* blocks side by side along a until a destination row piece is a cache line */
   int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1, src_row[128], dst_row[128];
   while (group > 1 && (int64_t)v * group > p->shape[qa]) group /= 2; /* rows shorter than a line */
+  if (p->zip) group = 1; /* a zip's block is a whole run of k rows */
   IXJ_ASSERT(err, v >= 2 && v <= 64 && (v & (v - 1)) == 0 && T % (v * group) == 0 && group <= 32);
   IXJ_ASSERT(err, src->stride[qb] == 1 && (!p->b_inner || (v % p->b_inner == 0 && src->stride[qb - 1] == p->b_inner)));
-  for (int k = 0; k < group; k++)
+  IXJ_ASSERT(err, !p->zip || (!p->b_inner && p->zip == p->shape[qa] && p->zip < 8 && dst->stride[qb] == p->zip &&
+                              dst->stride[qa] == 1 && T >= p->zip));
+  for (int k = 0; k < (p->zip ? p->zip : 0); k++) /* a zip: source row a = k */
+    src_row[k] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, sbase,
+                                 ixj__iprog_const_s64(g, (int64_t)k * src->stride[qa]), -1, 0);
+  for (int k = 0; k < (p->zip ? 0 : group); k++)
     for (int i = 0; i < v; i++) { /* block k: columns a + k v ...; its row i, its destination row i */
       int64_t so = (int64_t)(k * v + i) * src->stride[qa], dso = tile_b_step(p, dst, i) + (int64_t)k * v * dst->stride[qa];
       src_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, sbase, ixj__iprog_const_s64(g, so), -1, 0);
@@ -632,7 +695,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   /* a destination with small gaps between its row elements stores each row
    * by masked stores; wider gaps take the element loops only (the tiles still
    * read the source along its unit dim) */
-  bool vectors = dst->stride[qa] >= 1 && dst->stride[qa] <= MAX_MASKED_PITCH;
+  bool vectors = p->zip || (dst->stride[qa] >= 1 && dst->stride[qa] <= MAX_MASKED_PITCH);
   char *declare = e->declare;
   if (vectors && dst->stride[qa] > 1) {
     int unit = p->elem_size > 8 ? 8 : (int)p->elem_size, lanes = v * ((int)p->elem_size / unit);
@@ -643,7 +706,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     size_t used = strlen(declare);
     snprintf(declare + used, sizeof e->declare - used, "%sdeclare void @llvm.prefetch.p0(ptr, i32, i32, i32)", used ? "\n" : "");
   }
-  if (vectors) emit_micro_transpose(e, &part[TL_MICRO], group, src_row, dst_row);
+  if (vectors && p->zip) emit_micro_zip(e, &part[TL_MICRO], src_row, dbase);
+  else if (vectors) emit_micro_transpose(e, &part[TL_MICRO], group, src_row, dst_row);
 
   /* the edges: a row b, then each element a of it */
   int b = input(e, IPROG_S64, "%%b", 0), a = input(e, IPROG_S64, "%%a", 0);
@@ -662,11 +726,15 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     char tile_s[16], micro_s[16], step_s[16];
     snprintf(tile_s, sizeof tile_s, "%d", T);
     snprintf(micro_s, sizeof micro_s, "%d", v);
-    snprintf(step_s, sizeof step_s, "%d", v * group);
+    snprintf(step_s, sizeof step_s, "%d", p->zip ? p->zip : v * group);
     name b0 = ref(e, corner[0]), a0 = ref(e, corner[1]), bend = ref(e, end[0]), aend = ref(e, end[1]);
     /* 512-bit vectors stay whole even where LLVM's tuning prefers 256 bits */
     const char *attributes = p->vector_bytes == 64 ? "\"min-legal-vector-width\"=\"512\"" : "";
-    const char *kv[] = {"TILE", tile_s, "MICRO", micro_s, "STEP_A", step_s, "VECTORS", vectors ? "true" : "false",
+    /* a zip's a is one block wide (the tile holds all k of it); else whole
+     * groups of blocks (a power of two) */
+    char va_s[48];
+    snprintf(va_s, sizeof va_s, p->zip ? "add i64 %%na, 0" : "and i64 %%na, -%s", step_s);
+    const char *kv[] = {"TILE", tile_s, "MICRO", micro_s, "STEP_A", step_s, "VA_ALL", va_s, "VECTORS", vectors ? "true" : "false",
                         "DECLARATIONS", e->part ? "" : declare,
                         "ATTRIBUTES", attributes, "SIGNATURE", signature,
                         "NAME", kname, "SETUP", body(&part[TL_SETUP]), "MICRO_BLOCK", body(&part[TL_MICRO]),

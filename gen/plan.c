@@ -205,6 +205,39 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
                    extent_a * e >= 64; /* a row shorter than a line would stream partial lines */
 }
 
+/* CPU zips: a of extent k < 8 and contiguous with b in the destination (b's
+ * stride k), so k source rows interleave into one contiguous run. Blocks of
+ * V = one host vector of elements along b; the tiles hold 4 KiB of output or
+ * more (a tile's decomposition is paid once per tile). Aligned (and so
+ * streamed, when the plan streams) when the destination's start and its
+ * outer strides lie on lines: each block then starts on a vector boundary. */
+static void choose_zip_tile(ixj_plan *p, const plan_request *req) {
+  int e = (int)p->elem_size, v = cpu_micro(req, p->elem_size), k = p->zip;
+  int t = 4096 / (k * e) / v * v;
+  p->micro = v;
+  p->vector_bytes = v * e;
+  p->tile = t > v ? t : v;
+  const plan_operand *dst = &p->operand[0];
+  uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
+  uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
+  bool lines = start % 64 == 0;
+  for (int j = 0; j < p->rank - 2; j++) lines = lines && (uint64_t)dst->stride[j] * (uint64_t)e % 64 == 0;
+  p->dst_aligned = lines;
+}
+
+/* The dim q (the source's unit dim) a zip interleaves: the destination's
+ * unit dim `last` is short (2..7), continued by q (stride k), nothing
+ * rotated, q at least two vectors long. */
+static bool zippable(const ixj_plan *p, const plan_request *req, int q) {
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  int last = p->rank - 1;
+  int64_t k = p->shape[last];
+  if (req->gpu || p->elem_size > 8 || k < 2 || k >= 8 || dst->stride[last] != 1 || dst->stride[q] != k) return false;
+  for (int j = 0; j < p->rank; j++)
+    if (dst->rotate[j] || src->rotate[j]) return false;
+  return p->shape[q] >= 2 * cpu_micro(req, p->elem_size);
+}
+
 static void choose_strategy(ixj_plan *p, const plan_request *req) {
   int r = p->rank, last = r - 1;
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
@@ -244,6 +277,18 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
   /* the source's unit-stride dim becomes dim r-2: tile (r-2, r-1) */
   for (int q = last - 1; q >= 0; q--) {
     if (src->stride[q] != 1 || src->rotate[q] || dst->rotate[q] || src->rotate[last]) continue;
+    if (p->shape[last] < 8 && zippable(p, req, q)) {
+      int order[IXJ_MAX_RANK], m = 0;
+      for (int k = 0; k < r; k++)
+        if (k != q && k != last) order[m++] = k;
+      order[m++] = q;
+      order[m++] = last;
+      select_dims(p, order, m);
+      p->strategy = PLAN_TILED;
+      p->zip = (int)p->shape[r - 1];
+      choose_zip_tile(p, req);
+      return;
+    }
     if (p->shape[last] < 8) return;
     int hi = p->shape[q] < 8 && !req->gpu ? fusable_partner(p, req, q) : -1;
     if (p->shape[q] < 8 && hi < 0) return;
@@ -465,8 +510,8 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d b_inner=%d fill_pitch=%d row_lanes=%d axis=%d", p->dst_aligned, p->b_inner,
-                   p->fill_pitch, p->row_lanes, p->cat_axis);
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d zip=%d fill_pitch=%d row_lanes=%d axis=%d", p->dst_aligned, p->b_inner,
+                   p->zip, p->fill_pitch, p->row_lanes, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
   for (int k = 0; k < p->num_parts; k++) {

@@ -73,6 +73,9 @@ typedef struct ixj_plan {
   int dst_aligned;  /* TILED on a CPU: every destination row of a micro-block starts on a vector boundary */
   int b_inner;      /* TILED on a CPU: 0, or the b dim is dims (rank-3, rank-2) fused: contiguous in the
                        source, rank-2 of this extent (a power of two dividing micro) */
+  int zip;          /* TILED on a CPU: 0, or the extent k (2..7) of a, whole in every block: a block loads k
+                       source rows of `micro` elements and interleaves them into k * micro contiguous
+                       destination elements (the destination's b stride is k: NCHW -> NHWC with 3 channels) */
   int num_operands; /* dst first; fill: dst + value */
   plan_operand operand[PLAN_MAX_OPERANDS];
   uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */

@@ -149,6 +149,32 @@ static void fused_tiles(void **state) {
   }
 }
 
+/* Zips (plan.zip): k = 2..7 source rows interleaved into one destination
+ * run, every element size up to 8 bytes; b extents with a partial last
+ * vector and a partial last tile, a batch dim, a padded batch stride (off a
+ * line: no streaming), a cat part that zips, and the 16-byte elements and a
+ * destination whose b stride is not k, which stay general. */
+static void zips(void **state) {
+  (void)state;
+  char dst[96], src[96];
+  for (size_t e = 1; e <= 8; e *= 2)
+    for (int k = 2; k < 8; k++) {
+      snprintf(dst, sizeof dst, "iota 2 300 %d", k);
+      snprintf(src, sizeof src, "iota 2 %d 300 | permute 0 2 1", k);
+      copy_all_ways(e, dst, src, "tiled");
+      snprintf(dst, sizeof dst, "iota 2 17 100 %d", k); /* NCHW -> NHWC: (h, w) fused into b */
+      snprintf(src, sizeof src, "iota 2 %d 17 100 | permute 0 2 3 1", k);
+      copy_all_ways(e, dst, src, "tiled");
+    }
+  copy_all_ways(4, "iota 1500 3", "iota 3 1500 | permute 1 0", "tiled"); /* several tiles, the last partial */
+  copy_all_ways(4, "strided shape=3,200,3 strides=601,3,1", "iota 3 3 200 | permute 0 2 1", "tiled");
+  copy_all_ways(16, "iota 2 300 3", "iota 2 3 300 | permute 0 2 1", "general");
+  copy_all_ways(4, "iota 300 4 | slice : :3", "iota 3 300 | permute 1 0", "general");
+  const char *two[] = {"iota 1 3 400 | permute 0 2 1", "iota 2 400 3"}; /* part 0 zips */
+  for (int vb = 32; vb <= 64; vb += 32)
+    for (int stream = 0; stream < 2; stream++) check(IXJ_OP_CAT, 4, 0, "iota 3 400 3", 2, two, vb, stream, 0, "cat_parts");
+}
+
 static void cat_parts(void **state) {
   (void)state;
   const char *rows[] = {"iota 100 64", "iota 100 36"};
@@ -237,7 +263,8 @@ int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills),
-                                     cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders)};
+                                     cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
+                                     cmocka_unit_test(zips)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
   return failed;
