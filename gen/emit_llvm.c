@@ -630,6 +630,28 @@ static int64_t tile_b_step(const ixj_plan *p, const plan_operand *o, int i) {
   return (int64_t)(i / p->b_inner) * o->stride[qb - 1] + (int64_t)(i % p->b_inner) * o->stride[qb];
 }
 
+/* base + the offset of tile coordinate a (S64) in operand o: a times the
+ * stride of a's dim, or, for a fused a, (a >> log2 a_inner) * the stride of
+ * dim rank-3 + (a & (a_inner - 1)) * a's. */
+static int tile_a_offset(emitter *e, int base, int a, const plan_operand *o) {
+  const ixj_plan *p = e->p;
+  iprog *g = &e->lw.prog;
+  int qa = p->rank - 1, hi = p->rank - 3;
+  if (!p->a_inner) return ixj__lower_offset(&e->lw, base, 1, &a, &o->stride[qa], (int64_t[]){0}, &p->shape[qa]);
+  int coord[2] = {ixj__iprog_emit(g, IOP_LSHR, IPROG_S64, 0, a, -1, -1, log2_of((size_t)p->a_inner)),
+                  ixj__iprog_emit(g, IOP_AND, IPROG_S64, 0, a, ixj__iprog_const_s64(g, p->a_inner - 1), -1, 0)};
+  int64_t zero[2] = {0, 0}, stride[2] = {o->stride[hi], o->stride[qa]}, extent[2] = {p->shape[hi], p->shape[qa]};
+  return ixj__lower_offset(&e->lw, base, 2, coord, stride, zero, extent);
+}
+
+/* The offset of a0 + i minus that of a0, for a0 a multiple of the micro
+ * edge (so of a_inner): a constant. */
+static int64_t tile_a_step(const ixj_plan *p, const plan_operand *o, int i) {
+  int qa = p->rank - 1;
+  if (!p->a_inner) return (int64_t)i * o->stride[qa];
+  return (int64_t)(i / p->a_inner) * o->stride[p->rank - 3] + (int64_t)(i % p->a_inner) * o->stride[qa];
+}
+
 static ixj_status emit_tiled(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
@@ -642,7 +664,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
 
   /* tile index -> (outer digits..., ta, tb); the tile's offsets and bounds */
   int outer = ixj__plan_tile_outer_dims(p);
-  int64_t tshape[IXJ_MAX_RANK], extent[2] = {ixj__plan_tile_b_extent(p), p->shape[qa]};
+  int64_t tshape[IXJ_MAX_RANK], extent[2] = {ixj__plan_tile_b_extent(p), ixj__plan_tile_a_extent(p)};
   int digit[IXJ_MAX_RANK];
   memcpy(tshape, p->shape, sizeof tshape);
   /* b tiles (along the source's unit-stride dim) vary fastest: consecutive
@@ -672,14 +694,16 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   int bi = input(e, IPROG_S64, "%%bi", 0), ai = input(e, IPROG_S64, "%%ai", 0), v = p->micro;
   int bb = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[0], bi, -1, 0);
   int ab = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[1], ai, -1, 0);
-  int sbase = ixj__lower_offset(lw, tile_b_offset(e, os, bb, src), 1, &ab, &src->stride[qa], (int64_t[]){0}, &p->shape[qa]);
-  int dbase = ixj__lower_offset(lw, tile_b_offset(e, od, bb, dst), 1, &ab, &dst->stride[qa], (int64_t[]){0}, &p->shape[qa]);
+  int sbase = tile_a_offset(e, tile_b_offset(e, os, bb, src), ab, src);
+  int dbase = tile_a_offset(e, tile_b_offset(e, od, bb, dst), ab, dst);
   /* blocks side by side along a until a destination row piece is a cache line */
   int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1, src_row[128], dst_row[128];
-  while (group > 1 && (int64_t)v * group > p->shape[qa]) group /= 2; /* rows shorter than a line */
+  while (group > 1 && (int64_t)v * group > extent[1]) group /= 2; /* rows shorter than a line */
   if (p->zip) group = 1; /* a zip's block is a whole run of k rows */
   IXJ_ASSERT(err, v >= 2 && v <= 64 && (v & (v - 1)) == 0 && T % (v * group) == 0 && group <= 32);
   IXJ_ASSERT(err, src->stride[qb] == 1 && (!p->b_inner || (v % p->b_inner == 0 && src->stride[qb - 1] == p->b_inner)));
+  IXJ_ASSERT(err, !p->a_inner || (!p->b_inner && !p->zip && v % p->a_inner == 0 && dst->stride[r - 3] == p->a_inner &&
+                                  dst->stride[qa] == 1));
   IXJ_ASSERT(err, !p->zip || (!p->b_inner && p->zip == p->shape[qa] && p->zip < 8 && dst->stride[qb] == p->zip &&
                               dst->stride[qa] == 1 && T >= p->zip));
   for (int k = 0; k < (p->zip ? p->zip : 0); k++) /* a zip: source row a = k */
@@ -687,7 +711,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                                  ixj__iprog_const_s64(g, (int64_t)k * src->stride[qa]), -1, 0);
   for (int k = 0; k < (p->zip ? 0 : group); k++)
     for (int i = 0; i < v; i++) { /* block k: columns a + k v ...; its row i, its destination row i */
-      int64_t so = (int64_t)(k * v + i) * src->stride[qa], dso = tile_b_step(p, dst, i) + (int64_t)k * v * dst->stride[qa];
+      int64_t so = tile_a_step(p, src, k * v + i), dso = tile_b_step(p, dst, i) + tile_a_step(p, dst, k * v);
       src_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, sbase, ixj__iprog_const_s64(g, so), -1, 0);
       dst_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, dbase, ixj__iprog_const_s64(g, dso), -1, 0);
     }
@@ -713,8 +737,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   int b = input(e, IPROG_S64, "%%b", 0), a = input(e, IPROG_S64, "%%a", 0);
   int odb = tile_b_offset(e, od, b, dst), osb = tile_b_offset(e, os, b, src);
   flush(e, &part[TL_BROW]);
-  int dsti = ixj__lower_offset(lw, odb, 1, &a, &dst->stride[qa], (int64_t[]){0}, &p->shape[qa]);
-  int srci = ixj__lower_offset(lw, osb, 1, &a, &src->stride[qa], (int64_t[]){0}, &p->shape[qa]);
+  int dsti = tile_a_offset(e, odb, a, dst);
+  int srci = tile_a_offset(e, osb, a, src);
   flush(e, &part[TL_ACOL]);
   emit_move(e, &part[TL_ACOL], dsti, 1, srci);
 

@@ -170,6 +170,23 @@ static int fusable_partner(const ixj_plan *p, const plan_request *req, int q) {
   return -1;
 }
 
+/* The mirror for a destination unit dim `last` shorter than a host vector
+ * (the inner dims of a 6-D permute): a dim h continues it in the destination
+ * (stride = its extent), so a runs over h and last fused, contiguous in the
+ * destination, and a block stores whole vectors (whole lines, streamed) where
+ * it would store half ones; the source's offset of a is split by a shift and
+ * a mask. last's extent must be a power of two dividing the micro-kernel's
+ * edge. The partner h, or -1. */
+static int fusable_a_partner(const ixj_plan *p, const plan_request *req, int q) {
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  int last = p->rank - 1;
+  int64_t n = p->shape[last];
+  if (n < 2 || (n & (n - 1)) || cpu_micro(req, p->elem_size) % n || n >= cpu_micro(req, p->elem_size)) return -1;
+  for (int h = 0; h < last; h++)
+    if (h != q && dst->stride[h] == n && !src->rotate[h] && !dst->rotate[h] && p->shape[h] * n >= 8) return h;
+  return -1;
+}
+
 /* CPU transposes: square macro-tiles of T x T elements made of V x V
  * in-register transposes, V the lanes of one host vector (2 for 16-byte elements on AVX2,
  * 64 for bytes on AVX-512); the emitter moves 64 bytes of destination row at a
@@ -178,8 +195,9 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, v = cpu_micro(req, p->elem_size), t;
   /* narrower blocks where a tile dim is shorter than a vector (the inner dims
    * of a 6-D permute): a block that fits beats element loops */
-  int64_t extent_a = p->shape[p->rank - 1], extent_b = ixj__plan_tile_b_extent(p);
-  while (v > 2 && v / 2 >= (p->b_inner ? p->b_inner : 1) && (v > extent_a || v > extent_b)) v /= 2;
+  int64_t extent_a = ixj__plan_tile_a_extent(p), extent_b = ixj__plan_tile_b_extent(p);
+  int fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
+  while (v > 2 && v / 2 >= fused && (v > extent_a || v > extent_b)) v /= 2;
   /* Tiles span 32 source rows (or the fewest a block group needs: a
    * destination row piece is a whole line): the tiles go along the source's
    * rows (emit_tiled), and the hardware prefetchers follow a few dozen
@@ -200,7 +218,7 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
   bool lines = start % 64 == 0;
   for (int j = 0; j < p->rank - 1; j++) /* unsigned: the product mod 64 is right even where it wraps */
-    lines = lines && (uint64_t)dst->stride[j] * (uint64_t)e % 64 == 0;
+    if (!(p->a_inner && j == p->rank - 3)) lines = lines && (uint64_t)dst->stride[j] * (uint64_t)e % 64 == 0;
   p->dst_aligned = dst->stride[p->rank - 1] == 1 && lines &&
                    extent_a * e >= 64; /* a row shorter than a line would stream partial lines */
 }
@@ -289,16 +307,18 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
       choose_zip_tile(p, req);
       return;
     }
-    if (p->shape[last] < 8) return;
     int hi = p->shape[q] < 8 && !req->gpu ? fusable_partner(p, req, q) : -1;
     if (p->shape[q] < 8 && hi < 0) return;
+    int ahi = hi < 0 && !req->gpu ? fusable_a_partner(p, req, q) : -1;
+    if (p->shape[last] < 8 && ahi < 0) return;
     int order[IXJ_MAX_RANK], m = 0;
     for (int k = 0; k < r; k++)
-      if (k != q && k != last && k != hi) order[m++] = k;
+      if (k != q && k != last && k != hi && k != ahi) order[m++] = k;
     if (hi >= 0) order[m++] = hi;
+    if (ahi >= 0) order[m++] = ahi;
     order[m++] = q;
     order[m++] = last;
-    int64_t inner = p->shape[q];
+    int64_t inner = p->shape[q], inner_a = p->shape[last];
     select_dims(p, order, m);
     p->strategy = PLAN_TILED;
     if (req->gpu) {
@@ -306,6 +326,7 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
       return;
     }
     if (hi >= 0) p->b_inner = (int)inner;
+    if (ahi >= 0) p->a_inner = (int)inner_a;
     choose_cpu_tile(p, req);
     return;
   }
@@ -361,9 +382,9 @@ static void finish(ixj_plan *p, const plan_request *req) {
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) {
     uint64_t b = (uint64_t)ixj__plan_tile_b_extent(p);
-    uint64_t outer = (uint64_t)p->count / ((uint64_t)p->shape[p->rank - 1] * b);
+    uint64_t outer = (uint64_t)p->count / ((uint64_t)ixj__plan_tile_a_extent(p) * b);
     uint64_t tb = (b + (uint64_t)p->tile - 1) / (uint64_t)p->tile;
-    uint64_t ta = (uint64_t)(p->shape[p->rank - 1] + p->tile - 1) / (uint64_t)p->tile;
+    uint64_t ta = (uint64_t)(ixj__plan_tile_a_extent(p) + p->tile - 1) / (uint64_t)p->tile;
     p->work_units = outer * tb * ta;
   }
 }
@@ -510,8 +531,8 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d b_inner=%d zip=%d fill_pitch=%d row_lanes=%d axis=%d", p->dst_aligned, p->b_inner,
-                   p->zip, p->fill_pitch, p->row_lanes, p->cat_axis);
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d fill_pitch=%d row_lanes=%d axis=%d", p->dst_aligned,
+                   p->b_inner, p->a_inner, p->zip, p->fill_pitch, p->row_lanes, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
   for (int k = 0; k < p->num_parts; k++) {

@@ -73,6 +73,8 @@ typedef struct ixj_plan {
   int dst_aligned;  /* TILED on a CPU: every destination row of a micro-block starts on a vector boundary */
   int b_inner;      /* TILED on a CPU: 0, or the b dim is dims (rank-3, rank-2) fused: contiguous in the
                        source, rank-2 of this extent (a power of two dividing micro) */
+  int a_inner;      /* TILED on a CPU: 0, or the a dim is dims (rank-3, rank-1) fused: contiguous in the
+                       destination, rank-1 of this extent (a power of two dividing micro); b is rank-2 */
   int zip;          /* TILED on a CPU: 0, or the extent k (2..7) of a, whole in every block: a block loads k
                        source rows of `micro` elements and interleaves them into k * micro contiguous
                        destination elements (the destination's b stride is k: NCHW -> NHWC with 3 channels) */
@@ -104,12 +106,16 @@ static inline int64_t plan_tail_offset(const plan_operand *o, int m) {
 
 /* Builds the plan (shapes must already be checked by the caller). */
 ixj_status ixj__plan_build(const plan_request *req, ixj_plan *out, ixj_error *err);
-/* TILED: the extent of b (the source's unit dim, fused with its partner when
- * b_inner is set) and the number of dims outside the tile. */
+/* TILED: the extents of b (the source's unit dim, fused with its partner when
+ * b_inner is set) and of a (the destination's, fused with its partner when
+ * a_inner is set), and the number of dims outside the tile. */
 static inline int64_t ixj__plan_tile_b_extent(const ixj_plan *p) {
   return p->b_inner ? p->shape[p->rank - 3] * p->shape[p->rank - 2] : p->shape[p->rank - 2];
 }
-static inline int ixj__plan_tile_outer_dims(const ixj_plan *p) { return p->rank - (p->b_inner ? 3 : 2); }
+static inline int64_t ixj__plan_tile_a_extent(const ixj_plan *p) {
+  return p->a_inner ? p->shape[p->rank - 3] * p->shape[p->rank - 1] : p->shape[p->rank - 1];
+}
+static inline int ixj__plan_tile_outer_dims(const ixj_plan *p) { return p->rank - (p->b_inner || p->a_inner ? 3 : 2); }
 
 /* Part k of a CAT_PARTS plan as a copy plan of its own, the same at planning
  * and at emission. */

@@ -82,6 +82,16 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
   if (strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
     fail_msg("%s <- %s: strategy %s, expected %s", dst_text, num_srcs ? src_text[0] : "fill", ixj__plan_strategy_name(p->strategy),
              want_strategy);
+  if (p->strategy == PLAN_TILED) { /* as many tiles as cover the space: a tile past its end writes outside */
+    int r = p->rank, fused_b = p->b_inner ? r - 3 : -1, fused_a = p->a_inner ? r - 3 : -1;
+    int64_t eb = p->shape[r - 2] * (fused_b >= 0 ? p->shape[fused_b] : 1);
+    int64_t ea = p->shape[r - 1] * (fused_a >= 0 ? p->shape[fused_a] : 1), tiles = 1;
+    for (int j = 0; j < r - 2; j++)
+      if (j != fused_a && j != fused_b) tiles *= p->shape[j];
+    tiles *= (eb + p->tile - 1) / p->tile * ((ea + p->tile - 1) / p->tile);
+    if ((int64_t)p->work_units != tiles)
+      fail_msg("%s: %llu work units for %lld tiles", dst_text, (unsigned long long)p->work_units, (long long)tiles);
+  }
   char name[32], sig[8192], *ir = NULL;
   snprintf(name, sizeof name, "k%d", kernels++);
   ixj__plan_signature(p, "test", sig, sizeof sig);
@@ -175,6 +185,18 @@ static void zips(void **state) {
     for (int stream = 0; stream < 2; stream++) check(IXJ_OP_CAT, 4, 0, "iota 3 400 3", 2, two, vb, stream, 0, "cat_parts");
 }
 
+/* a fused along the destination (plan.a_inner): a destination unit dim
+ * shorter than a vector continued by another (stride = its extent); edges
+ * along the fused a and along b. */
+static void fused_a_tiles(void **state) {
+  (void)state;
+  for (size_t e = 1; e <= 16; e *= 2) {
+    copy_all_ways(e, "iota 3 40 5 8", "iota 5 3 8 40 | permute 1 3 0 2", "tiled");
+    if (e <= 4) copy_all_ways(e, "iota 2 70 9 4", "iota 9 2 4 70 | permute 1 3 0 2", "tiled");
+    if (e <= 8) copy_all_ways(e, "iota 2 70 20 2", "iota 20 2 2 70 | permute 1 3 0 2", "tiled");
+  }
+}
+
 static void cat_parts(void **state) {
   (void)state;
   const char *rows[] = {"iota 100 64", "iota 100 36"};
@@ -264,7 +286,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
-                                     cmocka_unit_test(zips)};
+                                     cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
   return failed;
