@@ -97,7 +97,7 @@ def large_case(rng, k):
     """Bigger cases, so the thread pool splits rows and tiles mid-way."""
     n, m = rng.randint(150, 700), rng.randint(150, 700)
     e = rng.choice(ELEM_SIZES[:4])
-    kind = k % 5
+    kind = k % 7
     if kind == 0:  # transpose: tiled
         return f"copy\t{e}\tiota {n} {m}\tiota {m} {n} | permute 1 0"
     if kind == 1:  # contiguous rows inside larger arrays: inner-contiguous, maybe vectors
@@ -106,7 +106,14 @@ def large_case(rng, k):
         return f"copy\t{e}\tiota {n} {m}\tiota {2 * n} {m} | slice ::-2 | rotate 3 -7"
     if kind == 3:  # a chain on the source
         return f"copy\t{e}\tiota {n * m}\tiota {n} {m} | permute 1 0 | reshape {n * m}"
-    return f"fill\t{e}\tiota {n} {m + 3} | slice : 1:{m + 1}"
+    if kind == 4:
+        return f"fill\t{e}\tiota {n} {m + 3} | slice : 1:{m + 1}"
+    if kind == 5:  # NCHW -> NHWC with a few channels: a zip
+        c, h, w = rng.randint(2, 7), rng.randint(20, 120), rng.randint(20, 120)
+        return f"copy\t{e}\tiota 2 {h} {w} {c}\tiota 2 {c} {h} {w} | permute 0 2 3 1"
+    # a destination unit dim of 2..8 continued by another: a fused a (6-D permute style)
+    a = rng.choice([2, 4, 8])
+    return f"copy\t{e}\tiota 3 {n} 5 {a}\tiota 5 3 {a} {n} | permute 1 3 0 2"
 
 
 def main():
