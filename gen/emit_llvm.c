@@ -677,7 +677,24 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   tshape[kb] = (extent[0] + T - 1) / T;
   tshape[ka] = (extent[1] + T - 1) / T;
   int tix = ixj__iprog_emit(g, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%tix", 0), -1, -1, 0);
-  ixj__lower_unflatten(lw, tix, outer + 2, tshape, p->work_units - 1, digit);
+  if (p->super_a) { /* (outer..., block a, block b, a in block, b in block): tile = block * width + in block */
+    IXJ_ASSERT(err, outer + 4 <= IXJ_MAX_RANK + 2 && tshape[ka] % p->super_a == 0 && tshape[kb] % p->super_b == 0);
+    int64_t bshape[IXJ_MAX_RANK + 2];
+    int bdigit[IXJ_MAX_RANK + 2], width[2] = {p->super_a, p->super_b};
+    memcpy(bshape, tshape, (size_t)outer * sizeof *bshape);
+    bshape[outer] = tshape[ka] / p->super_a;
+    bshape[outer + 1] = tshape[kb] / p->super_b;
+    bshape[outer + 2] = p->super_a;
+    bshape[outer + 3] = p->super_b;
+    ixj__lower_unflatten(lw, tix, outer + 4, bshape, p->work_units - 1, bdigit);
+    memcpy(digit, bdigit, (size_t)outer * sizeof *digit);
+    for (int k = 0; k < 2; k++) {
+      int blk = ixj__iprog_emit(g, IOP_MUL, lw->index, IPROG_NUW, bdigit[outer + k], ixj__iprog_const(g, lw->index, width[k]), -1, 0);
+      digit[k ? kb : ka] = ixj__iprog_emit(g, IOP_ADD, lw->index, IPROG_NUW, blk, bdigit[outer + 2 + k], -1, 0);
+    }
+  } else {
+    ixj__lower_unflatten(lw, tix, outer + 2, tshape, p->work_units - 1, digit);
+  }
   int od = ixj__lower_offset(lw, ixj__iprog_const_s64(g, dst->head_offset), outer, digit, dst->stride, dst->rotate, p->shape);
   int os = ixj__lower_offset(lw, ixj__iprog_const_s64(g, src->head_offset), outer, digit, src->stride, src->rotate, p->shape);
   int corner[2], end[2];

@@ -75,6 +75,9 @@ typedef struct ixj_plan {
                        source, rank-2 of this extent (a power of two dividing micro) */
   int a_inner;      /* TILED on a CPU: 0, or the a dim is dims (rank-3, rank-1) fused: contiguous in the
                        destination, rank-1 of this extent (a power of two dividing micro); b is rank-2 */
+  int super_a, super_b; /* TILED on a CPU, streamed: tiles are walked in blocks of super_a x super_b tiles
+                       (b fastest inside; divisors of the tile counts), so that the pages a block touches
+                       stay in the TLB; 0: one block of all tiles */
   int zip;          /* TILED on a CPU: 0, or the extent k (2..7) of a, whole in every block: a block loads k
                        source rows of `micro` elements and interleaves them into k * micro contiguous
                        destination elements (the destination's b stride is k: NCHW -> NHWC with 3 channels) */
