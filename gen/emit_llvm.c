@@ -472,7 +472,7 @@ enum { TL_SETUP, TL_TILE, TL_MICRO, TL_BROW, TL_ACOL, TL_PARTS };
  * 1.16x NHWC -> NCHW, the same at 4 bytes; one tile ahead gained half as
  * much, four or eight no more; in cache (1 MiB) it cost 4%. */
 #define PREFETCH_TILES 2
-static bool tile_prefetch(const ixj_plan *p) { return !p->b_inner && p->nontemporal; }
+static bool tile_prefetch(const ixj_plan *p) { return !p->b_inner && !p->unzip && p->nontemporal; }
 
 static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_row, const int *dst_row) {
   const ixj_plan *p = e->p;
@@ -606,6 +606,33 @@ static void emit_micro_zip(emitter *e, text *t, const int *src_row, int dst_row)
   }
 }
 
+/* An unzip block (plan.unzip = k rows): k * V contiguous source elements
+ * (one load; LLVM splits it into k vector loads), element c + k l of them
+ * to lane l of destination row c, each row one vector store at dst_row[c]
+ * (streamed when the plan streams: the rows then start on lines). */
+static void emit_micro_unzip(emitter *e, text *t, int src_at, const int *dst_row) {
+  const ixj_plan *p = e->p;
+  int k = p->unzip, v = p->micro, bits = (int)p->elem_size * 8, id = e->tmp++;
+  name s = ref(e, src_at);
+  ixj__text_put(t, "  %%u%d.p = getelementptr %s, ptr %%bp.1, i64 %s\n", id, e->scalar, s.s);
+  ixj__text_put(t, "  %%u%d.l = load <%d x i%d>, ptr %%u%d.p, align 1, !alias.scope !%d, !noalias !%d\n", id, k * v, bits, id,
+                MD_SRC_LIST, MD_DST_LIST);
+  bool stream = p->nontemporal && p->dst_aligned;
+  for (int c = 0; c < k; c++) {
+    ixj__text_put(t, "  %%u%d.o%d = shufflevector <%d x i%d> %%u%d.l, <%d x i%d> poison, <%d x i32> <", id, c, k * v, bits, id,
+                  k * v, bits, v);
+    for (int l = 0; l < v; l++) ixj__text_put(t, "%si32 %d", l ? ", " : "", c + k * l);
+    name d = ref(e, dst_row[c]);
+    ixj__text_put(t, ">\n  %%u%d.q%d = getelementptr %s, ptr %%bp.0, i64 %s\n", id, c, e->scalar, d.s);
+    if (stream)
+      ixj__text_put(t, "  store <%d x i%d> %%u%d.o%d, ptr %%u%d.q%d, align %d, !nontemporal !%d, !alias.scope !%d, !noalias !%d\n",
+                    v, bits, id, c, id, c, p->vector_bytes, MD_NONTEMPORAL, MD_DST_LIST, MD_SRC_LIST);
+    else
+      ixj__text_put(t, "  store <%d x i%d> %%u%d.o%d, ptr %%u%d.q%d, align 1, !alias.scope !%d, !noalias !%d\n", v, bits, id, c,
+                    id, c, MD_DST_LIST, MD_SRC_LIST);
+  }
+}
+
 /* base + the offset of tile coordinate b (S64) in operand o: b times the
  * stride of b's dim, or, for a fused b, (b >> log2 b_inner) * the outer
  * stride + (b & (b_inner - 1)) * the inner one. */
@@ -716,17 +743,22 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   /* blocks side by side along a until a destination row piece is a cache line */
   int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1, src_row[128], dst_row[128];
   while (group > 1 && (int64_t)v * group > extent[1]) group /= 2; /* rows shorter than a line */
-  if (p->zip) group = 1; /* a zip's block is a whole run of k rows */
+  if (p->zip || p->unzip) group = 1; /* a (un)zip's block is a whole run of k rows */
   IXJ_ASSERT(err, v >= 2 && v <= 64 && (v & (v - 1)) == 0 && T % (v * group) == 0 && group <= 32);
   IXJ_ASSERT(err, src->stride[qb] == 1 && (!p->b_inner || (v % p->b_inner == 0 && src->stride[qb - 1] == p->b_inner)));
   IXJ_ASSERT(err, !p->a_inner || (!p->b_inner && !p->zip && v % p->a_inner == 0 && dst->stride[r - 3] == p->a_inner &&
                                   dst->stride[qa] == 1));
   IXJ_ASSERT(err, !p->zip || (!p->b_inner && p->zip == p->shape[qa] && p->zip < 8 && dst->stride[qb] == p->zip &&
                               dst->stride[qa] == 1 && T >= p->zip));
+  IXJ_ASSERT(err, !p->unzip || (!p->b_inner && !p->a_inner && !p->zip && p->unzip == p->shape[qb] && p->unzip < 8 &&
+                                src->stride[qa] == p->unzip && dst->stride[qa] == 1 && T >= p->unzip));
+  for (int k = 0; k < p->unzip; k++) /* an unzip: destination row b = k */
+    dst_row[k] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, dbase,
+                                 ixj__iprog_const_s64(g, (int64_t)k * dst->stride[qb]), -1, 0);
   for (int k = 0; k < (p->zip ? p->zip : 0); k++) /* a zip: source row a = k */
     src_row[k] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, sbase,
                                  ixj__iprog_const_s64(g, (int64_t)k * src->stride[qa]), -1, 0);
-  for (int k = 0; k < (p->zip ? 0 : group); k++)
+  for (int k = 0; k < (p->zip || p->unzip ? 0 : group); k++)
     for (int i = 0; i < v; i++) { /* block k: columns a + k v ...; its row i, its destination row i */
       int64_t so = tile_a_step(p, src, k * v + i), dso = tile_b_step(p, dst, i) + tile_a_step(p, dst, k * v);
       src_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, sbase, ixj__iprog_const_s64(g, so), -1, 0);
@@ -736,7 +768,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   /* a destination with small gaps between its row elements stores each row
    * by masked stores; wider gaps take the element loops only (the tiles still
    * read the source along its unit dim) */
-  bool vectors = p->zip || (dst->stride[qa] >= 1 && dst->stride[qa] <= MAX_MASKED_PITCH);
+  bool vectors = p->zip || p->unzip || (dst->stride[qa] >= 1 && dst->stride[qa] <= MAX_MASKED_PITCH);
   char *declare = e->declare;
   if (vectors && dst->stride[qa] > 1) {
     int unit = p->elem_size > 8 ? 8 : (int)p->elem_size, lanes = v * ((int)p->elem_size / unit);
@@ -747,7 +779,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     size_t used = strlen(declare);
     snprintf(declare + used, sizeof e->declare - used, "%sdeclare void @llvm.prefetch.p0(ptr, i32, i32, i32)", used ? "\n" : "");
   }
-  if (vectors && p->zip) emit_micro_zip(e, &part[TL_MICRO], src_row, dbase);
+  if (vectors && p->unzip) emit_micro_unzip(e, &part[TL_MICRO], sbase, dst_row);
+  else if (vectors && p->zip) emit_micro_zip(e, &part[TL_MICRO], src_row, dbase);
   else if (vectors) emit_micro_transpose(e, &part[TL_MICRO], group, src_row, dst_row);
 
   /* the edges: a row b, then each element a of it */
@@ -766,16 +799,17 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   if (st == IXJ_OK) {
     char tile_s[16], micro_s[16], step_s[16];
     snprintf(tile_s, sizeof tile_s, "%d", T);
-    snprintf(micro_s, sizeof micro_s, "%d", v);
+    snprintf(micro_s, sizeof micro_s, "%d", p->unzip ? p->unzip : v); /* b's step: an unzip's b is one block */
     snprintf(step_s, sizeof step_s, "%d", p->zip ? p->zip : v * group);
     name b0 = ref(e, corner[0]), a0 = ref(e, corner[1]), bend = ref(e, end[0]), aend = ref(e, end[1]);
     /* 512-bit vectors stay whole even where LLVM's tuning prefers 256 bits */
     const char *attributes = p->vector_bytes == 64 ? "\"min-legal-vector-width\"=\"512\"" : "";
     /* a zip's a is one block wide (the tile holds all k of it); else whole
      * groups of blocks (a power of two) */
-    char va_s[48];
+    char va_s[48], vb_s[48];
     snprintf(va_s, sizeof va_s, p->zip ? "add i64 %%na, 0" : "and i64 %%na, -%s", step_s);
-    const char *kv[] = {"TILE", tile_s, "MICRO", micro_s, "STEP_A", step_s, "VA_ALL", va_s, "VECTORS", vectors ? "true" : "false",
+    snprintf(vb_s, sizeof vb_s, p->unzip ? "add i64 %%nb, 0" : "and i64 %%nb, -%s", micro_s);
+    const char *kv[] = {"TILE", tile_s, "MICRO", micro_s, "STEP_A", step_s, "VA_ALL", va_s, "VB_ALL", vb_s, "VECTORS", vectors ? "true" : "false",
                         "DECLARATIONS", e->part ? "" : declare,
                         "ATTRIBUTES", attributes, "SIGNATURE", signature,
                         "NAME", kname, "SETUP", body(&part[TL_SETUP]), "MICRO_BLOCK", body(&part[TL_MICRO]),

@@ -256,6 +256,35 @@ static bool zippable(const ixj_plan *p, const plan_request *req, int q) {
   return p->shape[q] >= 2 * cpu_micro(req, p->elem_size);
 }
 
+/* The mirror, an unzip: the source's unit dim q is short (2..7) and the
+ * destination's unit dim `last` continues it in the source (stride k), so
+ * each block deinterleaves k vectors of contiguous source into k
+ * destination rows. Tiles of about 4 KiB along a; aligned (streamed) when
+ * the destination's start and every stride but its unit one lie on lines. */
+static bool unzippable(const ixj_plan *p, const plan_request *req, int q) {
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  int last = p->rank - 1;
+  int64_t k = p->shape[q];
+  if (req->gpu || p->elem_size > 8 || k < 2 || k >= 8 || dst->stride[last] != 1 || src->stride[last] != k) return false;
+  for (int j = 0; j < p->rank; j++)
+    if (dst->rotate[j] || src->rotate[j]) return false;
+  return p->shape[last] >= 2 * cpu_micro(req, p->elem_size);
+}
+
+static void choose_unzip_tile(ixj_plan *p, const plan_request *req) {
+  int e = (int)p->elem_size, v = cpu_micro(req, p->elem_size), k = p->unzip;
+  int t = 4096 / (k * e) / v * v;
+  p->micro = v;
+  p->vector_bytes = v * e;
+  p->tile = t > v ? t : v;
+  const plan_operand *dst = &p->operand[0];
+  uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
+  uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
+  bool lines = start % 64 == 0;
+  for (int j = 0; j < p->rank - 1; j++) lines = lines && (uint64_t)dst->stride[j] * (uint64_t)e % 64 == 0;
+  p->dst_aligned = lines;
+}
+
 static void choose_strategy(ixj_plan *p, const plan_request *req) {
   int r = p->rank, last = r - 1;
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
@@ -305,6 +334,18 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
       p->strategy = PLAN_TILED;
       p->zip = (int)p->shape[r - 1];
       choose_zip_tile(p, req);
+      return;
+    }
+    if (p->shape[q] < 8 && unzippable(p, req, q)) {
+      int order[IXJ_MAX_RANK], m = 0;
+      for (int k = 0; k < r; k++)
+        if (k != q && k != last) order[m++] = k;
+      order[m++] = q;
+      order[m++] = last;
+      select_dims(p, order, m);
+      p->strategy = PLAN_TILED;
+      p->unzip = (int)p->shape[r - 2];
+      choose_unzip_tile(p, req);
       return;
     }
     int hi = p->shape[q] < 8 && !req->gpu ? fusable_partner(p, req, q) : -1;
@@ -550,8 +591,8 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d super=%dx%d fill_pitch=%d row_lanes=%d axis=%d",
-                   p->dst_aligned, p->b_inner, p->a_inner, p->zip, p->super_a, p->super_b, p->fill_pitch, p->row_lanes,
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d super=%dx%d fill_pitch=%d row_lanes=%d"
+                   " axis=%d", p->dst_aligned, p->b_inner, p->a_inner, p->zip, p->unzip, p->super_a, p->super_b, p->fill_pitch, p->row_lanes,
                    p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);

@@ -81,6 +81,9 @@ typedef struct ixj_plan {
   int zip;          /* TILED on a CPU: 0, or the extent k (2..7) of a, whole in every block: a block loads k
                        source rows of `micro` elements and interleaves them into k * micro contiguous
                        destination elements (the destination's b stride is k: NCHW -> NHWC with 3 channels) */
+  int unzip;        /* TILED on a CPU: 0, or the extent k (2..7) of b, whole in every block: the mirror of a
+                       zip, a block loads k * micro contiguous source elements and deinterleaves them into
+                       k destination rows (the source's a stride is k: NHWC -> NCHW with 3 channels) */
   int num_operands; /* dst first; fill: dst + value */
   plan_operand operand[PLAN_MAX_OPERANDS];
   uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */

@@ -5,7 +5,8 @@
 ; blocks of @@MICRO@@ x @@MICRO@@ elements go through an in-register transpose
 ; (@@MICRO@@ vector loads along b, shuffles, @@MICRO@@ vector stores along a),
 ; @@STEP_A@@ columns at a time (a zip: all @@STEP_A@@ of a in one block, its
-; source rows interleaved into one contiguous run);
+; source rows interleaved into one contiguous run; an unzip: all @@MICRO@@ of b
+; in one block, one contiguous run deinterleaved into its rows);
 ; the rows and columns left over at the space's edges move one by one.
 ; signature: @@SIGNATURE@@
 define @@LINKAGE@@void @@@NAME@@(ptr %ptrs, ptr %offs, i64 %begin, i64 %end) nounwind @@ATTRIBUTES@@ {
@@ -22,7 +23,7 @@ tile.body:
 @@TILE_SETUP@@
   %nb = sub nsw i64 @@BEND@@, @@B0@@
   %na = sub nsw i64 @@AEND@@, @@A0@@
-  %vb.all = and i64 %nb, -@@MICRO@@
+  %vb.all = @@VB_ALL@@
   %va.all = @@VA_ALL@@
   %vb = select i1 @@VECTORS@@, i64 %vb.all, i64 0
   %va = select i1 @@VECTORS@@, i64 %va.all, i64 0

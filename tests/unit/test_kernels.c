@@ -161,7 +161,7 @@ static void fused_tiles(void **state) {
 }
 
 /* Zips (plan.zip): k = 2..7 source rows interleaved into one destination
- * run, every element size up to 8 bytes; b extents with a partial last
+ * run, and unzips (plan.unzip), the mirror, every element size up to 8 bytes; b extents with a partial last
  * vector and a partial last tile, a batch dim, a padded batch stride (off a
  * line: no streaming), a cat part that zips, and the 16-byte elements and a
  * destination whose b stride is not k, which stay general. */
@@ -176,7 +176,17 @@ static void zips(void **state) {
       snprintf(dst, sizeof dst, "iota 2 17 100 %d", k); /* NCHW -> NHWC: (h, w) fused into b */
       snprintf(src, sizeof src, "iota 2 %d 17 100 | permute 0 2 3 1", k);
       copy_all_ways(e, dst, src, "tiled");
+      snprintf(dst, sizeof dst, "iota 2 %d 300", k); /* unzips */
+      snprintf(src, sizeof src, "iota 2 300 %d | permute 0 2 1", k);
+      copy_all_ways(e, dst, src, "tiled");
+      snprintf(dst, sizeof dst, "iota 2 %d 17 100", k); /* NHWC -> NCHW */
+      snprintf(src, sizeof src, "iota 2 17 100 %d | permute 0 3 1 2", k);
+      copy_all_ways(e, dst, src, "tiled");
     }
+  copy_all_ways(4, "iota 3 1500", "iota 1500 3 | permute 1 0", "tiled"); /* unzip: several tiles, the last partial */
+  copy_all_ways(4, "strided shape=3,3,200 strides=601,200,1", "iota 3 200 3 | permute 0 2 1", "tiled");
+  copy_all_ways(4, "strided shape=3,3,200 strides=640,210,1", "iota 3 200 3 | permute 0 2 1", "tiled"); /* rows off lines */
+  copy_all_ways(16, "iota 2 3 300", "iota 2 300 3 | permute 0 2 1", "general");
   copy_all_ways(4, "iota 1500 3", "iota 3 1500 | permute 1 0", "tiled"); /* several tiles, the last partial */
   copy_all_ways(4, "strided shape=3,200,3 strides=601,3,1", "iota 3 3 200 | permute 0 2 1", "tiled");
   copy_all_ways(16, "iota 2 300 3", "iota 2 3 300 | permute 0 2 1", "general");
