@@ -8,8 +8,11 @@
  * Readers pair them with acquire loads. Only a miss takes the lock: it
  * inserts the entry as COMPILING and compiles outside the lock; threads
  * asking for an entry still COMPILING wait on a condition variable (single
- * flight). Hits are counted on per-thread stripes, so threads hitting one
- * kernel share no written cache line. A FAILED entry is read under the lock
+ * flight). Hits are counted per thread: a stripe (a cache line) per thread
+ * index of reclaim.h, which one live thread owns at a time, so a hit adds
+ * with a plain load and store (no locked instruction) to a line no other
+ * thread writes; threads beyond HIT_STRIPES share one more stripe, added to
+ * atomically. A FAILED entry is read under the lock
  * only: the first caller after RETRY_MS turns it back to COMPILING and tries
  * again, so its error is rewritten while nobody reads it.
  *
@@ -21,6 +24,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +35,7 @@
 #include "reclaim.h"
 
 #define NUM_BUCKETS 4096
-#define HIT_STRIPES 16
+#define HIT_STRIPES 256 /* threads with a stripe of their own (16 KiB a cache) */
 
 typedef struct entry {
   kernel_slot slot;  /* first: a slot pointer is its entry's; state and kernel as cache.h says */
@@ -58,10 +62,12 @@ typedef struct entry {
 #define EVICTING KERNEL_EVICTING
 #define EVICTED KERNEL_EVICTED
 
+/* One thread's counters (cache.h's hits and generic_calls), one cache line. */
 typedef struct hit_stripe {
-  atomic_uint_fast64_t n;
-  char pad[64 - sizeof(atomic_uint_fast64_t)];
+  _Alignas(64) atomic_uint_fast64_t n; /* hits */
+  atomic_uint_fast64_t generic;        /* calls the generic kernel ran (tiered execution) */
 } hit_stripe;
+_Static_assert(sizeof(hit_stripe) == 64, "a stripe is one cache line");
 
 /* A failed compile is reported to the callers of the next second, then
  * tried again by the first caller after it (an out-of-memory or a transient
@@ -75,8 +81,8 @@ struct kernel_cache {
   pthread_mutex_t lock;    /* inserting, leaving COMPILING, stats */
   pthread_cond_t compiled; /* broadcast whenever an entry leaves COMPILING */
   ixj_cache_stats stats;   /* under the lock, but for the striped hits */
-  hit_stripe hits[HIT_STRIPES];
-  atomic_uint_fast64_t generic_calls; /* calls the generic kernel ran (tiered execution) */
+  hit_stripe hits[HIT_STRIPES]; /* hits[i]: written only by the thread of index i (reclaim.h) */
+  hit_stripe shared_hits;       /* threads without a stripe: atomic adds */
   /* eviction (cache.h) */
   uint64_t limit;                  /* bytes, 0: none (under the lock) */
   size_t bytes;                    /* accounted, under the lock ... */
@@ -87,11 +93,15 @@ struct kernel_cache {
 };
 
 ixj_status ixj__cache_create(kernel_cache **out, ixj_error *err) {
-  kernel_cache *c = calloc(1, sizeof *c);
+  /* aligned: each stripe on its own cache line */
+  kernel_cache *c = aligned_alloc(_Alignof(kernel_cache), sizeof *c);
   if (!c) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  memset(c, 0, sizeof *c);
   for (int b = 0; b < NUM_BUCKETS; b++) atomic_init(&c->bucket[b], NULL);
   for (int s = 0; s < HIT_STRIPES; s++) atomic_init(&c->hits[s].n, 0);
-  atomic_init(&c->generic_calls, 0);
+  for (int s = 0; s < HIT_STRIPES; s++) atomic_init(&c->hits[s].generic, 0);
+  atomic_init(&c->shared_hits.n, 0);
+  atomic_init(&c->shared_hits.generic, 0);
   atomic_init(&c->bytes_now, 0);
   atomic_init(&c->tick, 1);
   c->retry_ms = RETRY_MS;
@@ -139,20 +149,19 @@ static ixj_status outcome(const entry *e, int state, kernel_ref *kernel, ixj_err
   return e->error.status;
 }
 
-/* This thread's hit stripe, chosen once per thread, round robin. The
- * initial-exec TLS model spares a __tls_get_addr call per hit in the shared
- * library (one int of static TLS). */
-#if defined(__GNUC__)
-#define TLS_FAST __attribute__((tls_model("initial-exec")))
-#else
-#define TLS_FAST
-#endif
-static unsigned my_stripe(void) {
-  static atomic_uint next_stripe;
-  static _Thread_local unsigned stripe TLS_FAST = HIT_STRIPES;
-  if (stripe == HIT_STRIPES) stripe = atomic_fetch_add_explicit(&next_stripe, 1, memory_order_relaxed) % HIT_STRIPES;
-  return stripe;
+/* Adds one to a counter of the thread of index `thread` (reclaim.h): in its
+ * own stripe, which no other thread writes, a relaxed load and store are
+ * exact; in the shared stripe, an atomic add. `field` is the counter's
+ * offset in a stripe. */
+static void count(kernel_cache *c, unsigned thread, size_t field) {
+  if (thread < HIT_STRIPES) {
+    atomic_uint_fast64_t *n = (atomic_uint_fast64_t *)((char *)&c->hits[thread] + field);
+    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_relaxed);
+  } else {
+    atomic_fetch_add_explicit((atomic_uint_fast64_t *)((char *)&c->shared_hits + field), 1, memory_order_relaxed);
+  }
 }
+#define count_hit(c, thread) count(c, thread, offsetof(hit_stripe, n))
 
 /* A new COMPILING entry for a key, published at its bucket's head (under the
  * lock); NULL when out of memory. */
@@ -194,7 +203,7 @@ ixj_status ixj__cache_get_slot(kernel_cache *c, const void *key, size_t key_len,
   entry *e = find(c, h, key, key_len);
   int state = e ? atomic_load_explicit(&e->slot.state, memory_order_acquire) : COMPILING;
   if (state == READY) { /* the hit path: no lock */
-    atomic_fetch_add_explicit(&c->hits[my_stripe()].n, 1, memory_order_relaxed);
+    count_hit(c, ixj__thread_index());
     *hit = true;
     *slot = &e->slot;
     return outcome(e, state, kernel, err);
@@ -274,7 +283,7 @@ ixj_status ixj__cache_begin(kernel_cache *c, const void *key, size_t key_len, ke
   entry *e = find(c, h, key, key_len);
   int state = e ? atomic_load_explicit(&e->slot.state, memory_order_acquire) : FAILED;
   if (e && state != FAILED && state != EVICTED) { /* ready, being made or being evicted: no lock */
-    if (state == READY) atomic_fetch_add_explicit(&c->hits[my_stripe()].n, 1, memory_order_relaxed);
+    if (state == READY) count_hit(c, ixj__thread_index());
     *what = state == READY ? CACHE_READY : CACHE_PENDING;
     *slot = &e->slot;
     return IXJ_OK;
@@ -310,8 +319,7 @@ ixj_status ixj__cache_begin(kernel_cache *c, const void *key, size_t key_len, ke
 
 unsigned ixj__cache_enter(kernel_cache *c) {
   (void)c;
-  ixj__reader_enter();
-  return 0;
+  return ixj__reader_enter(); /* the thread's index: count_hit's stripe */
 }
 
 void ixj__cache_leave(kernel_cache *c, unsigned token) {
@@ -430,14 +438,18 @@ void ixj__cache_trim(kernel_cache *c, const kernel_slot *keep) {
   pthread_mutex_unlock(&c->evict_lock);
 }
 
-void ixj__cache_count_generic(kernel_cache *c) { atomic_fetch_add_explicit(&c->generic_calls, 1, memory_order_relaxed); }
+void ixj__cache_count_generic(kernel_cache *c) { count(c, ixj__thread_index(), offsetof(hit_stripe, generic)); }
 
-void ixj__cache_count_hit(kernel_cache *c) { atomic_fetch_add_explicit(&c->hits[my_stripe()].n, 1, memory_order_relaxed); }
+void ixj__cache_count_hit(kernel_cache *c, unsigned token) { count_hit(c, token); }
 
 void ixj__cache_stats(kernel_cache *c, ixj_cache_stats *out) {
   pthread_mutex_lock(&c->lock);
   *out = c->stats;
   pthread_mutex_unlock(&c->lock);
-  for (int s = 0; s < HIT_STRIPES; s++) out->hits += atomic_load_explicit(&c->hits[s].n, memory_order_relaxed);
-  out->generic_calls = atomic_load_explicit(&c->generic_calls, memory_order_relaxed);
+  out->generic_calls = 0;
+  for (int s = 0; s <= HIT_STRIPES; s++) {
+    const hit_stripe *h = s < HIT_STRIPES ? &c->hits[s] : &c->shared_hits;
+    out->hits += atomic_load_explicit(&h->n, memory_order_relaxed);
+    out->generic_calls += atomic_load_explicit(&h->generic, memory_order_relaxed);
+  }
 }

@@ -93,7 +93,8 @@ void ixj__cache_finish(kernel_cache *c, kernel_slot *slot, ixj_status st, const 
 typedef void (*cache_evict_fn)(void *arg, const kernel_ref *kernel);
 /* A reader's section around the use of a slot's kernel: no wait, no lock,
  * no atomic read-modify-write (reclaim.h). Sections do not nest; never wait
- * for the cache (ixj__cache_get, trim) inside one. */
+ * for the cache (ixj__cache_get, trim) inside one. The token is the
+ * thread's index (ixj__cache_count_hit's stripe). */
 unsigned ixj__cache_enter(kernel_cache *c);
 void ixj__cache_leave(kernel_cache *c, unsigned token);
 /* Inside a reader's section: the slot's kernel if ready (also marks it
@@ -124,8 +125,9 @@ void ixj__cache_count_generic(kernel_cache *c);
  * lookup retries). For tests. */
 void ixj__cache_set_retry_ms(kernel_cache *c, double ms);
 /* Counts a hit served without a lookup (the fast path found the kernel in
- * its own table, call_cache.h). */
-void ixj__cache_count_hit(kernel_cache *c);
+ * its own table, call_cache.h), inside the reader's section whose token
+ * ixj__cache_enter returned: one plain store to this thread's own line. */
+void ixj__cache_count_hit(kernel_cache *c, unsigned token);
 void ixj__cache_stats(kernel_cache *c, ixj_cache_stats *out);
 
 #endif

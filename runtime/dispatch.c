@@ -540,7 +540,7 @@ static bool fast_run(ixj_context *ctx, const dispatch_request *req, const call_v
     *st = IXJ_OK;
     return true;
   }
-  ixj__cache_count_hit(ctx->cache);
+  ixj__cache_count_hit(ctx->cache, token);
   out->info.cache_hit = true;
   *st = ixj__cpu_run(ctx, &v->launch, &kernel, ptrs, offs, c->value, req->timed ? &out->info.run_ms : NULL, err);
   ixj__cache_leave(ctx->cache, token);

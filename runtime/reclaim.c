@@ -4,6 +4,7 @@
  * reclaimed by the next new thread. */
 #include "reclaim.h"
 
+#include <limits.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
@@ -22,12 +23,15 @@
 #endif
 #endif
 
+/* A cache line of its own (aligned_alloc): two threads' section stores
+ * never hit one line. */
 typedef struct record {
-  atomic_uint_fast64_t seq; /* odd: inside a section; written by its thread only */
-  atomic_bool in_use;       /* a live thread owns it */
-  struct record *next;      /* fixed before the record is published */
-  char pad[64 - sizeof(atomic_uint_fast64_t) - sizeof(atomic_bool) - sizeof(void *)];
+  _Alignas(64) atomic_uint_fast64_t seq; /* odd: inside a section; written by its thread only */
+  atomic_bool in_use;                    /* a live thread owns it */
+  unsigned index;                        /* its place from the list's end: 0, 1, ...; fixed */
+  struct record *next;                   /* fixed before the record is published */
 } record;
+_Static_assert(sizeof(record) == 64, "a record is one cache line");
 
 static _Atomic(record *) records;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -45,8 +49,9 @@ static int membarrier(int cmd) { return (int)syscall(SYS_membarrier, cmd, 0, 0);
 
 static void thread_exit(void *arg) {
   record *r = arg;
+  mine = NULL; /* a later call from another key's destructor claims again */
   atomic_store_explicit(&r->seq, 0, memory_order_release);
-  atomic_store_explicit(&r->in_use, false, memory_order_release);
+  atomic_store_explicit(&r->in_use, false, memory_order_release); /* the next owner sees all of ours */
 }
 
 static void init(void) {
@@ -70,15 +75,16 @@ static record *claim(void) {
     }
   }
   if (!mine) {
-    record *r = calloc(1, sizeof *r);
+    record *r = aligned_alloc(64, sizeof *r);
     if (!r) return NULL;
     atomic_init(&r->seq, 0);
     atomic_init(&r->in_use, true);
-    r->next = atomic_load_explicit(&records, memory_order_relaxed);
+    r->next = atomic_load_explicit(&records, memory_order_acquire);
     /* seq_cst: a reclaimer that does not see the new record must be ordered
-     * before this thread's first section (which then sees the slot's state) */
-    while (!atomic_compare_exchange_weak_explicit(&records, &r->next, r, memory_order_seq_cst, memory_order_relaxed)) {
-    }
+     * before this thread's first section (which then sees the slot's state);
+     * acquire on failure: the new head's index is read */
+    do r->index = r->next ? r->next->index + 1 : 0;
+    while (!atomic_compare_exchange_weak_explicit(&records, &r->next, r, memory_order_seq_cst, memory_order_acquire));
     mine = r;
   }
   pthread_setspecific(exit_key, mine);
@@ -88,11 +94,11 @@ static record *claim(void) {
 /* Out of memory for a record: one shared count, read-modify-written. */
 static atomic_uint_fast64_t fallback_readers;
 
-void ixj__reader_enter(void) {
+unsigned ixj__reader_enter(void) {
   record *r = mine ? mine : claim();
   if (!r) {
     atomic_fetch_add_explicit(&fallback_readers, 1, memory_order_seq_cst);
-    return;
+    return UINT_MAX;
   }
   uint_fast64_t s = atomic_load_explicit(&r->seq, memory_order_relaxed) + 1;
   if (membarrier_ok) {
@@ -101,6 +107,12 @@ void ixj__reader_enter(void) {
   } else {
     atomic_exchange_explicit(&r->seq, s, memory_order_seq_cst);
   }
+  return r->index;
+}
+
+unsigned ixj__thread_index(void) {
+  record *r = mine ? mine : claim();
+  return r ? r->index : UINT_MAX;
 }
 
 void ixj__reader_leave(void) {

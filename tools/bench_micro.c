@@ -154,91 +154,156 @@ done:
 
 
 /* The dispatcher's per-call path on a memory hit: an 8x8 float transpose
- * (a kernel, not a memcpy), the index functions built once. At 1 thread, ns
- * per call; at HOT_THREADS threads calling at once on one context, wall time
- * x min(threads, CPUs) / calls: the cost per call per core, equal to the
- * 1-thread number when the threads do not slow each other down. */
+ * (a kernel, not a memcpy). Each thread has what a dispatcher's thread
+ * would: its own 64-byte-aligned source and destination (threads sharing one
+ * destination would measure its cache lines bouncing, not the library) and
+ * its own index-function handles, built once. At 1 thread, ns per call; at
+ * HOT_THREADS threads calling at once on one context, wall time x
+ * min(threads, CPUs) / calls: the cost per call per core, equal to the
+ * 1-thread number when the threads do not slow each other down. The
+ * `_cpu` rows are the callers' thread CPU time per call
+ * (CLOCK_THREAD_CPUTIME_ID), which other processes' load does not inflate. */
+typedef struct hot_slot {
+  _Alignas(64) float x[64], y[64]; /* 256 bytes each: own cache lines */
+  ixj_ixfun *fd, *fs;
+  ixj_operand od, os;
+} hot_slot;
+
+typedef enum hot_kind { HOT_COPY, HOT_KERNEL_RUN } hot_kind;
+
 typedef struct hot_arg {
+  hot_kind kind;
   ixj_context *ctx;
-  const ixj_operand *dst, *src;
+  const ixj_kernel *kernel; /* HOT_KERNEL_RUN */
+  hot_slot *slot;
   atomic_bool *go;
   int calls;
   bool ok;
+  double cpu_sec;
 } hot_arg;
+
+static double thread_cpu_sec(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void *hot_thread(void *p) {
   hot_arg *a = p;
+  hot_slot *s = a->slot;
+  ixj_buffer d = {s->y, sizeof s->y}, b = {s->x, sizeof s->x};
   while (!atomic_load(a->go)) sched_yield();
   a->ok = true;
-  for (int k = 0; k < a->calls; k++) a->ok &= ixj_copy(a->ctx, a->dst, a->src, 4, NULL, NULL) == IXJ_OK;
+  double c0 = thread_cpu_sec();
+  if (a->kind == HOT_COPY)
+    for (int k = 0; k < a->calls; k++) a->ok &= ixj_copy(a->ctx, &s->od, &s->os, 4, NULL, NULL) == IXJ_OK;
+  else
+    for (int k = 0; k < a->calls; k++) a->ok &= ixj_kernel_run(a->kernel, d, 1, &b, NULL, NULL) == IXJ_OK;
+  a->cpu_sec = thread_cpu_sec() - c0;
   return NULL;
 }
 
-/* One repetition: `threads` threads, each making `calls` calls, released at
- * once; seconds of wall time. *ok false when a call failed or a thread did
+/* One repetition: `threads` threads, thread t on slots[t] making `calls`
+ * calls, released at once; seconds of wall time, and the threads' CPU
+ * seconds added up into *cpu. *ok false when a call failed or a thread did
  * not start. */
-static double hot_rep(ixj_context *ctx, const ixj_operand *d, const ixj_operand *s, int threads, int calls, bool *ok) {
+static double hot_rep(hot_kind kind, ixj_context *ctx, const ixj_kernel *kernel, hot_slot *slots, int threads,
+                      int calls, double *cpu, bool *ok) {
   pthread_t tid[HOT_THREADS];
   hot_arg args[HOT_THREADS];
   atomic_bool go;
   atomic_init(&go, false);
   int started = 0;
   for (int t = 0; t < threads; t++) {
-    args[t] = (hot_arg){ctx, d, s, &go, calls, false};
+    args[t] = (hot_arg){kind, ctx, kernel, &slots[t], &go, calls, false, 0};
     if (pthread_create(&tid[t], NULL, hot_thread, &args[t]) != 0) break;
     started++;
   }
   *ok &= started == threads;
   double t0 = now_ms();
   atomic_store(&go, true);
+  *cpu = 0;
   for (int t = 0; t < started; t++) {
     pthread_join(tid[t], NULL);
     *ok &= args[t].ok;
+    *cpu += args[t].cpu_sec;
   }
   return (now_ms() - t0) * 1e-3;
 }
 
-static bool hot_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
-  static float x[64], y[64];
-  ixj_context *ctx = NULL;
-  ixj_ixfun *fd = NULL, *fs = NULL;
-  ixj_error err = {0};
-  ixj_call_info info;
-  bool ok = false;
-  ixj_context_options o = {.num_threads = 1, .disk_cache = -1};
-  if (ixj_context_create(&o, &ctx, &err) != IXJ_OK || ixj_ixfun_parse("iota 8 8", &fd, &err) != IXJ_OK ||
-      ixj_ixfun_parse("iota 8 8 | permute 1 0", &fs, &err) != IXJ_OK)
-    goto fail;
-  ixj_operand od = {y, sizeof y, fd}, os = {x, sizeof x, fs};
-  if (ixj_copy(ctx, &od, &os, 4, &info, &err) != IXJ_OK) goto fail;
+static hot_slot *hot_slots_make(const char *dst, const char *src, ixj_error *err) {
+  hot_slot *s = aligned_alloc(64, sizeof(hot_slot) * HOT_THREADS);
+  if (!s) {
+    *err = (ixj_error){IXJ_ERR_NO_MEMORY, 0, "out of memory"};
+    return NULL;
+  }
+  memset(s, 0, sizeof(hot_slot) * HOT_THREADS);
+  for (int t = 0; t < HOT_THREADS; t++) {
+    for (int k = 0; k < 64; k++) s[t].x[k] = (float)k;
+    if (ixj_ixfun_parse(dst, &s[t].fd, err) != IXJ_OK || ixj_ixfun_parse(src, &s[t].fs, err) != IXJ_OK) return s;
+    s[t].od = (ixj_operand){s[t].y, sizeof s[t].y, s[t].fd};
+    s[t].os = (ixj_operand){s[t].x, sizeof s[t].x, s[t].fs};
+  }
+  return s;
+}
+
+static void hot_slots_free(hot_slot *s) {
+  if (!s) return;
+  for (int t = 0; t < HOT_THREADS; t++) {
+    ixj_ixfun_free(s[t].fd);
+    ixj_ixfun_free(s[t].fs);
+  }
+  free(s);
+}
+
+/* Four rows for a workload: wall per call per core and CPU per call, at 1
+ * and HOT_THREADS threads, interleaved repetitions. */
+static bool hot_measure(bench_run *run, const char *case_name, const char *method, hot_kind kind, ixj_context *ctx,
+                        const ixj_kernel *kernel, hot_slot *slots, int reps, char *msg, size_t msg_size) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   int cores = cpus < 1 ? 1 : cpus < HOT_THREADS ? (int)cpus : HOT_THREADS;
-  bench_result *one = micro_result(run, "hit_8x8_transpose", "ixj_copy", "ns");
-  bench_result *many = micro_result(run, "hit_8x8_transpose", "ixj_copy", "ns");
-  if (!one || !many) {
+  char cpu_method[32];
+  snprintf(cpu_method, sizeof cpu_method, "%s_cpu", method);
+  bench_result *r[4] = {micro_result(run, case_name, method, "ns"), micro_result(run, case_name, method, "ns"),
+                        micro_result(run, case_name, cpu_method, "ns"), micro_result(run, case_name, cpu_method, "ns")};
+  if (!r[0] || !r[1] || !r[2] || !r[3]) {
     snprintf(msg, msg_size, "out of memory");
-    goto done;
+    return false;
   }
-  many->threads = HOT_THREADS;
-  bench_result_name(many);
-  one->iterations = HOT_CALLS;
-  many->iterations = (int64_t)HOT_CALLS * HOT_THREADS;
+  for (int k = 0; k < 4; k++) {
+    r[k]->threads = k % 2 ? HOT_THREADS : 1;
+    r[k]->iterations = (int64_t)HOT_CALLS * r[k]->threads;
+    bench_result_name(r[k]);
+  }
   bool calls_ok = true;
-  for (int r = 0; r < reps; r++) { /* interleaved */
-    one->sec[one->reps++] = hot_rep(ctx, &od, &os, 1, HOT_CALLS, &calls_ok) / HOT_CALLS;
-    many->sec[many->reps++] = hot_rep(ctx, &od, &os, HOT_THREADS, HOT_CALLS, &calls_ok) * cores / many->iterations;
+  for (int rep = 0; rep < reps; rep++) { /* interleaved */
+    double cpu1, cpu8;
+    double wall1 = hot_rep(kind, ctx, kernel, slots, 1, HOT_CALLS, &cpu1, &calls_ok);
+    double wall8 = hot_rep(kind, ctx, kernel, slots, HOT_THREADS, HOT_CALLS, &cpu8, &calls_ok);
+    r[0]->sec[r[0]->reps++] = wall1 / HOT_CALLS;
+    r[1]->sec[r[1]->reps++] = wall8 * cores / r[1]->iterations;
+    r[2]->sec[r[2]->reps++] = cpu1 / HOT_CALLS;
+    r[3]->sec[r[3]->reps++] = cpu8 / r[3]->iterations;
   }
-  if (!calls_ok) {
-    snprintf(msg, msg_size, "hit_8x8_transpose: a call failed or a thread could not start");
-    goto done;
-  }
-  ok = true;
+  if (!calls_ok) snprintf(msg, msg_size, "%s/%s: a call failed or a thread could not start", case_name, method);
+  return calls_ok;
+}
+
+static bool hot_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
+  ixj_context *ctx = NULL;
+  ixj_error err = {0};
+  bool ok = false;
+  ixj_context_options o = {.num_threads = 1, .disk_cache = -1};
+  hot_slot *slots = hot_slots_make("iota 8 8", "iota 8 8 | permute 1 0", &err);
+  if (!slots || err.status != IXJ_OK || ixj_context_create(&o, &ctx, &err) != IXJ_OK ||
+      ixj_copy(ctx, &slots[0].od, &slots[0].os, 4, NULL, &err) != IXJ_OK)
+    goto fail;
+  ok = hot_measure(run, "hit_8x8_transpose", "ixj_copy", HOT_COPY, ctx, NULL, slots, reps, msg, msg_size);
   goto done;
 fail:
   snprintf(msg, msg_size, "hit_8x8_transpose: %s", err.message);
 done:
-  ixj_ixfun_free(fd);
-  ixj_ixfun_free(fs);
+  hot_slots_free(slots);
   ixj_context_destroy(ctx);
   return ok;
 }

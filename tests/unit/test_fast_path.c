@@ -8,7 +8,11 @@
  *     source overlapping the destination, a fill value NULL or inside the
  *     destination: the same status and message as the first call's;
  *   - 8 threads calling at once on one context, hits and first calls mixed
- *     (ThreadSanitizer in the tsan preset). */
+ *     (ThreadSanitizer in the tsan preset);
+ *   - the hit and generic-call counters exact with more threads alive at once
+ *     than there are per-thread counter stripes, twice (the second wave
+ *     reuses the first one's thread indices). */
+#define _GNU_SOURCE /* pthread_barrier_t */
 #include <pthread.h>
 
 #include "test_util.h"
@@ -176,8 +180,84 @@ static void test_threads(void **state) {
   }
 }
 
+
+/* More threads alive at once than the cache has per-thread stripes (256):
+ * the last ones count on the shared stripe; a second wave reuses the first's
+ * thread indices. Hits (a sync context) and generic calls (cache-only, no
+ * disk: every call generic) must add up exactly; each thread's results are
+ * checked against the reference interpreter. */
+#define MANY 280
+#define MANY_CALLS 25
+
+typedef struct many_arg {
+  ixj_context *ctx;
+  const ixj_ixfun *fd, *fs;
+  pthread_barrier_t *all_alive;
+  int id, bad;
+} many_arg;
+
+static void *many_worker(void *p) {
+  many_arg *a = p;
+  float src[64], got[64], want[64];
+  for (int k = 0; k < 64; k++) src[k] = (float)(a->id * 64 + k);
+  memset(got, 0, sizeof got);
+  memset(want, 0, sizeof want);
+  ixj_operand d = {got, sizeof got, a->fd}, s = {src, sizeof src, a->fs}, wd = {want, sizeof want, a->fd};
+  pthread_barrier_wait(a->all_alive);
+  for (int k = 0; k < MANY_CALLS; k++) a->bad += ixj_copy(a->ctx, &d, &s, 4, NULL, NULL) != IXJ_OK;
+  a->bad += ixj_reference_copy(&wd, &s, 4, NULL) != IXJ_OK || memcmp(got, want, sizeof got) != 0;
+  return NULL;
+}
+
+static void many_wave(ixj_context *c, const ixj_ixfun *fd, const ixj_ixfun *fs) {
+  static pthread_t t[MANY];
+  static many_arg args[MANY];
+  pthread_barrier_t all_alive;
+  assert_int_equal(pthread_barrier_init(&all_alive, NULL, MANY), 0);
+  for (int i = 0; i < MANY; i++) {
+    args[i] = (many_arg){c, fd, fs, &all_alive, i, 0};
+    assert_int_equal(pthread_create(&t[i], NULL, many_worker, &args[i]), 0);
+  }
+  for (int i = 0; i < MANY; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(args[i].bad, 0);
+  }
+  pthread_barrier_destroy(&all_alive);
+}
+
+static void test_counts_exact_many_threads(void **state) {
+  (void)state;
+  ixj_ixfun *fd = parse_ok("iota 8 8"), *fs = parse_ok("iota 8 8 | permute 1 0");
+  float x[64] = {0}, y[64];
+  ixj_operand d = {y, sizeof y, fd}, s = {x, sizeof x, fs};
+  ixj_context_options o = {.num_threads = 1, .disk_cache = -1, .compile_mode = IXJ_COMPILE_CACHE_ONLY};
+  ixj_context *generic = NULL;
+  ixj_error err;
+  assert_int_equal(ixj_context_create(&o, &generic, &err), IXJ_OK);
+  assert_int_equal(ixj_copy(ctx, &d, &s, 4, NULL, &err), IXJ_OK); /* compiled (or a hit from an earlier test) */
+  assert_int_equal(ixj_copy(generic, &d, &s, 4, NULL, &err), IXJ_OK);
+  for (int wave = 0; wave < 2; wave++) {
+    ixj_cache_stats b0, b1, g0, g1;
+    ixj_context_cache_stats(ctx, &b0);
+    ixj_context_cache_stats(generic, &g0);
+    many_wave(ctx, fd, fs);
+    many_wave(generic, fd, fs);
+    ixj_context_cache_stats(ctx, &b1);
+    ixj_context_cache_stats(generic, &g1);
+    assert_int_equal(b1.hits - b0.hits, (uint64_t)MANY * MANY_CALLS);
+    assert_int_equal(b1.misses, b0.misses);
+    assert_int_equal(b1.generic_calls, b0.generic_calls);
+    assert_int_equal(g1.generic_calls - g0.generic_calls, (uint64_t)MANY * MANY_CALLS);
+    assert_int_equal(g1.hits, g0.hits);
+  }
+  ixj_context_destroy(generic);
+  ixj_ixfun_free(fd);
+  ixj_ixfun_free(fs);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_hits_match_reference), cmocka_unit_test(test_fills),
-                                     cmocka_unit_test(test_errors_after_hits), cmocka_unit_test(test_threads)};
+                                     cmocka_unit_test(test_errors_after_hits), cmocka_unit_test(test_threads),
+                                     cmocka_unit_test(test_counts_exact_many_threads)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }
