@@ -164,17 +164,22 @@ static ixj_status job_kernel(void *arg, kernel_ref *kernel, bool *loaded, ixj_er
   return st;
 }
 
-/* cache-only's miss: the disk tier alone, then the load; never a compile.
- * IXJ_ERR_UNAVAILABLE when the disk lacks the kernel (or its image does not
- * load: a later `ixjit warm` replaces it). */
+/* cache-only's miss: the tiers a sync load reads, in its order (the disk,
+ * then the remote store when one is configured: a remote hit is written to
+ * the disk as for sync), then the load; never a compile. IXJ_ERR_UNAVAILABLE
+ * when no tier has the kernel (or its image does not load: a later `ixjit
+ * warm` replaces it). */
 static ixj_status job_from_disk(kernel_job *j, kernel_ref *kernel, ixj_error *err) {
   void *image = NULL;
   size_t size = 0;
   ixj_status st = job_signature(j, err);
   if (st == IXJ_OK) st = job_key(j, err);
   if (st != IXJ_OK) return st;
-  if (!j->key || !ixj__disk_cache_load(j->ctx->disk, j->key, &image, &size))
-    return ixj__fail(err, IXJ_ERR_UNAVAILABLE, "%s is not in the disk cache (IXJIT_COMPILE=cache-only)", j->name);
+  ixj_context *ctx = j->ctx;
+  if (!j->key || !(ixj__disk_cache_load(ctx->disk, j->key, &image, &size) ||
+                   (ctx->remote && ixj__remote_cache_fetch(ctx->remote, j->key, &image, &size))))
+    return ixj__fail(err, IXJ_ERR_UNAVAILABLE, "%s is not in the disk cache%s (IXJIT_COMPILE=cache-only)", j->name,
+                     ctx->remote ? " nor the remote store" : "");
   st = j->target->backend->load(j->ctx, image, size, j->name, kernel, err);
   free(image);
   j->image_bytes = size;

@@ -5,8 +5,9 @@
 # from the store; a store that is down, killed mid-request or slowed (DEBUG
 # SLEEP) costs a compile, never the call; forged, truncated and other keys'
 # values are refused; 8 processes warming and reading at once leave only
-# valid entries; no key, no remote tier. Exit 77 (skipped) without
-# redis-server or in a build without hiredis or libsodium.
+# valid entries; no key, no remote tier; IXJIT_COMPILE=cache-only gets a
+# kernel from the store, and compiles nothing when no tier has it. Exit 77
+# (skipped) without redis-server or in a build without hiredis or libsodium.
 # usage: test_remote.sh IXJIT PYTHON GEN_JIT_CASES
 ixjit="$1" python="$2" gen="$3"
 . "$(dirname "$0")/../check.sh"
@@ -68,6 +69,19 @@ expect "C: a run's kernel from the store" "cache: hit (remote, " "$out"
 expect "C: correct" "check: ok" "$out"
 out=$(one "$tmp/C")
 expect "C again: from its disk now, no network" "cache: hit (disk, " "$out"
+# cache-only reads the tiers a sync load reads, disk then store, and never compiles
+out=$(IXJIT_COMPILE=cache-only one "$tmp/co")
+expect "cache-only: the kernel from the store" "cache: hit (remote, " "$out"
+expect "cache-only: correct" "check: ok" "$out"
+out=$(IXJIT_COMPILE=cache-only one "$tmp/co")
+expect "cache-only again: from its disk (the store's entry written there)" "cache: hit (disk, " "$out"
+n=$(rcli dbsize)
+out=$(IXJIT_COMPILE=cache-only one "$tmp/co2" 'iota 20 30 | rotate 7 0 | permute 1 0')
+expect "cache-only, in no tier: correct (the generic kernel)" "check: ok" "$out"
+[ "$(rcli dbsize)" = "$n" ] && ok || bad "cache-only pushed an entry: it compiled"
+out=$("$ixjit" cache stats --cache "$tmp/co2")
+expect "cache-only, in no tier: nothing written" ": 0 entries" "$out"
+expect "cache-only, in no tier: the store was asked" "remote hits      0 (misses 1)" "$out"
 out=$(IXJIT_CACHE_DIR="$tmp/C" $t "$ixjit" run cat --axis 1 --dst 'iota 4 10' --src 'iota 4 3' --src 'iota 7 4 | permute 1 0' --elem-size 8 --check 2>&1)
 expect "cat: correct" "check: ok" "$out"
 out=$("$ixjit" cache stats --remote)
