@@ -135,6 +135,10 @@ static entry *find(kernel_cache *c, uint64_t h, const void *key, size_t len) {
 void ixj__cache_set_retry_ms(kernel_cache *c, double ms) {
   pthread_mutex_lock(&c->lock);
   c->retry_ms = ms;
+  for (int b = 0; b < NUM_BUCKETS; b++) /* failures already recorded: due by the new interval */
+    for (entry *e = atomic_load_explicit(&c->bucket[b], memory_order_relaxed); e; e = e->next)
+      if (atomic_load_explicit(&e->slot.state, memory_order_relaxed) == FAILED)
+        atomic_store_explicit(&e->retry_at_us, (int_fast64_t)((e->failed_at + ms) * 1000), memory_order_relaxed);
   pthread_mutex_unlock(&c->lock);
 }
 

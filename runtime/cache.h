@@ -122,7 +122,7 @@ bool ixj__cache_retry_due(kernel_cache *c, const kernel_slot *slot);
  * kernel was not ready. */
 void ixj__cache_count_generic(kernel_cache *c);
 /* The retry interval of failed compiles in ms (default 1000; 0: every later
- * lookup retries). For tests. */
+ * lookup retries), for the failures already recorded too. For tests. */
 void ixj__cache_set_retry_ms(kernel_cache *c, double ms);
 /* Counts a hit served without a lookup (the fast path found the kernel in
  * its own table, call_cache.h), inside the reader's section whose token

@@ -14,8 +14,16 @@
  * compile and returns at once; runs read the slot (one acquire load) and take
  * the generic kernel until it is ready, the compiled one from then on: the
  * handle upgrades itself when the compile lands, with no lock and nothing to
- * call. Under cache-only a kernel the disk lacked at prepare stays generic
- * for the handle's lifetime (prepare again after `ixjit warm`). */
+ * call. A variant whose slot has no kernel and is due for a retry (cache-only
+ * found it in no tier at prepare, or a background compile failed, and the
+ * cache's retry interval has passed; or, for an unpinned variant, it was
+ * evicted) looks its kernel up again through the dispatcher, on the run
+ * that finds it due: the same key, so the same slot, which the lookup makes
+ * READY when the disk (or the remote store) has the kernel now, e.g. after
+ * `ixjit warm` or another process's compile. The cache allows one retry per
+ * interval (the others see the slot PENDING or not due), and the pin a
+ * variant holds stays on its slot throughout. Runs with their kernel never
+ * reach this. */
 #include "ixjit/kernel.h"
 
 #include <pthread.h>
@@ -66,14 +74,24 @@ void ixj_kernel_release(ixj_kernel *k) {
   free(k);
 }
 
+/* The dispatcher's PREPARE of the kernel for buffers at `bufs` (NULL: as
+ * prepared, all aligned): its plan into *plan, its slot in res->slot. */
+static ixj_status dispatch_prepare(const ixj_kernel *k, const ixj_buffer *bufs, ixj_plan *plan, dispatch_result *res,
+                                   ixj_error *err) {
+  ixj_operand ops[PLAN_MAX_OPERANDS];
+  for (int o = 0; o < k->num_operands; o++)
+    ops[o] = (ixj_operand){bufs ? bufs[o].data : NULL, bufs ? bufs[o].size_bytes : 0, k->f[o]};
+  static const unsigned char some_value[16];
+  op_call c = {k->op, k->elem_size, &ops[0], k->num_srcs, &ops[1], some_value, k->axis, bufs == NULL};
+  dispatch_request req = {DISPATCH_PREPARE, &ixj__backend_cpu, NULL, c, true, NULL, false, plan, 0};
+  return ixj__dispatch(k->ctx, &req, res, err);
+}
+
 /* The variant for buffers at `data` (NULL: as prepared, all aligned): planned
  * and its kernel found or compiled through the dispatcher, then published. */
 static ixj_status add_variant(const ixj_kernel *k, const ixj_buffer *bufs, const uint8_t *align, const variant **out,
                               ixj_error *err) {
   ixj_kernel *mk = (ixj_kernel *)k; /* the variant list is the kernel's one mutable part */
-  ixj_operand ops[PLAN_MAX_OPERANDS];
-  for (int o = 0; o < k->num_operands; o++)
-    ops[o] = (ixj_operand){bufs ? bufs[o].data : NULL, bufs ? bufs[o].size_bytes : 0, k->f[o]};
   ixj_plan *plan = malloc(sizeof *plan);
   variant *v = calloc(1, sizeof *v);
   if (!plan || !v) {
@@ -81,14 +99,11 @@ static ixj_status add_variant(const ixj_kernel *k, const ixj_buffer *bufs, const
     free(v);
     return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   }
-  static const unsigned char some_value[16];
-  op_call c = {k->op, k->elem_size, &ops[0], k->num_srcs, &ops[1], some_value, k->axis, bufs == NULL};
-  dispatch_request req = {DISPATCH_PREPARE, &ixj__backend_cpu, NULL, c, true, NULL, false, plan, 0};
   dispatch_result res;
   ixj_status st;
   /* pinned, so that the memory cache never evicts it; a kernel evicted
    * between its lookup and the pin is looked up (made) again, a few times */
-  for (int round = 0; (st = ixj__dispatch(k->ctx, &req, &res, err)) == IXJ_OK && res.slot; round++)
+  for (int round = 0; (st = dispatch_prepare(k, bufs, plan, &res, err)) == IXJ_OK && res.slot; round++)
     if ((v->pinned = ixj__cache_pin(k->ctx->cache, res.slot)) || round == 3) break;
   if (st != IXJ_OK) {
     free(plan);
@@ -175,6 +190,28 @@ ixj_status ixj_prepare_cat(ixj_context *ctx, const ixj_ixfun *dst, int axis, int
   return prepare(ctx, IXJ_OP_CAT, dst, num_srcs, srcs, axis, elem_size, flags, out, err);
 }
 
+/* A variant's slot without a kernel: when a retry is due (see the top of the
+ * file), the lookup again, which makes the slot READY if a tier has the
+ * kernel now (cache-only: the disk or the remote store; async: the compile
+ * queued again; an evicted unpinned one: made again). True when it ran; the
+ * caller then reads the slot again. Off the runs that have their kernel. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static bool retry_variant(const ixj_kernel *k, const ixj_buffer *bufs, const variant *v) {
+  kernel_cache *cache = k->ctx->cache;
+  int state = atomic_load_explicit(&v->slot->state, memory_order_relaxed);
+  if (!(state == KERNEL_EVICTED || (state == KERNEL_FAILED && ixj__cache_retry_due(cache, v->slot)))) return false;
+  ixj_plan *plan = malloc(sizeof *plan);
+  if (!plan) return false; /* out of memory: the generic kernel, a retry on a later run */
+  dispatch_result res;
+  ixj_error err;
+  /* the run's buffers have the variant's alignments: the same plan, key and slot */
+  bool ran = dispatch_prepare(k, bufs, plan, &res, &err) == IXJ_OK;
+  free(plan);
+  return ran;
+}
+
 /* Operand o's byte range in buffer b; an error when it does not fit. */
 ixj_status ixj_kernel_run(const ixj_kernel *k, ixj_buffer dst, int num_srcs, const ixj_buffer *srcs,
                           const void *value, ixj_error *err) {
@@ -199,13 +236,21 @@ ixj_status ixj_kernel_run(const ixj_kernel *k, ixj_buffer dst, int num_srcs, con
   unsigned token = section ? ixj__cache_enter(cache) : 0;
   if (v->slot && !(section ? ixj__cache_use(cache, v->slot, &kernel) : ixj__slot_kernel(v->slot, &kernel))) {
     if (section) ixj__cache_leave(cache, token);
-    /* not compiled (yet: async), not on disk (cache-only), or evicted: the generic kernel */
-    ixj_operand ops[PLAN_MAX_OPERANDS];
-    for (int o = 0; o < k->num_operands; o++) ops[o] = (ixj_operand){bufs[o].data, bufs[o].size_bytes, k->f[o]};
-    op_call c = {k->op, k->elem_size, &ops[0], k->num_srcs, &ops[1], value, k->axis, false};
-    ixj__generic_run(k->ctx->pool, &c);
-    ixj__cache_count_generic(cache);
-    return IXJ_OK;
+    bool have = false;
+    if (retry_variant(k, bufs, v)) { /* it may be there now */
+      token = section ? ixj__cache_enter(cache) : 0;
+      have = section ? ixj__cache_use(cache, v->slot, &kernel) : ixj__slot_kernel(v->slot, &kernel);
+      if (!have && section) ixj__cache_leave(cache, token);
+    }
+    if (!have) {
+      /* not compiled (yet: async), in no tier (cache-only), or evicted: the generic kernel */
+      ixj_operand ops[PLAN_MAX_OPERANDS];
+      for (int o = 0; o < k->num_operands; o++) ops[o] = (ixj_operand){bufs[o].data, bufs[o].size_bytes, k->f[o]};
+      op_call c = {k->op, k->elem_size, &ops[0], k->num_srcs, &ops[1], value, k->axis, false};
+      ixj__generic_run(k->ctx->pool, &c);
+      ixj__cache_count_generic(cache);
+      return IXJ_OK;
+    }
   }
   const void *ptrs[PLAN_MAX_OPERANDS];
   for (int o = 0; o < k->num_operands; o++) ptrs[o] = bufs[o].data;

@@ -10,6 +10,9 @@
  *     which ran), also on the per-call fast path and for prepared kernels;
  *   - cache-only with a disk cache: a miss records its signature and never
  *     compiles; once another context has compiled it, the kernel is loaded;
+ *     a prepared kernel the disk lacked at prepare picks it up on its first
+ *     run after the retry interval (set by the cache's test hook: forever,
+ *     then 0), not before, also with 8 threads running it meanwhile;
  *   - IXJIT_COMPILE parsed (a bad value is one warning and sync), a bad
  *     compile_mode refused;
  *   - a context destroyed with compiles queued and running;
@@ -17,9 +20,14 @@
  *     flight (ThreadSanitizer in the tsan preset). */
 #define _GNU_SOURCE /* mkdtemp, setenv, usleep */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "test_tiered_cases.h"
+
+#include "context_internal.h" /* the retry interval's test hook */
+
+static void set_retry_ms(ixj_context *ctx, double ms) { ixj__cache_set_retry_ms(ctx->cache, ms); }
 
 static ixj_context *make_ctx(int mode, int disk, const char *dir, const char *record) {
   ixj_context *ctx;
@@ -163,6 +171,149 @@ static void test_cache_only_disk(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+
+/* A prepared copy of case 1 (a float transpose) on ctx, its buffers and the
+ * reference's result. */
+typedef struct prepared_copy {
+  ixj_kernel *kern;
+  float *src, *dst, *want;
+  size_t src_bytes, dst_bytes;
+} prepared_copy;
+
+static void prepared_copy_make(ixj_context *ctx, prepared_copy *pc) {
+  const parsed *p = &P[1];
+  ixj_error err;
+  pc->src_bytes = p->src_bytes[0];
+  pc->dst_bytes = p->dst_bytes;
+  assert_int_equal(ixj_prepare_copy(ctx, p->dst, p->src[0], 4, 0, &pc->kern, &err), IXJ_OK);
+  pc->src = aligned_alloc(64, round64(pc->src_bytes));
+  pc->dst = aligned_alloc(64, round64(pc->dst_bytes));
+  pc->want = malloc(pc->dst_bytes);
+  assert_true(pc->src && pc->dst && pc->want);
+  for (size_t k = 0; k < pc->src_bytes / 4; k++) pc->src[k] = (float)k;
+  memset(pc->want, 0, pc->dst_bytes);
+  ixj_operand w = {pc->want, pc->dst_bytes, p->dst}, s = {pc->src, pc->src_bytes, p->src[0]};
+  assert_int_equal(ixj_reference_copy(&w, &s, 4, &err), IXJ_OK);
+}
+
+/* One run into dst (cleared first): whether it succeeded and agrees with the reference. */
+static bool prepared_copy_run(const prepared_copy *pc, float *dst) {
+  memset(dst, 0, pc->dst_bytes);
+  ixj_buffer bd = {dst, pc->dst_bytes}, bs = {pc->src, pc->src_bytes};
+  return ixj_kernel_run(pc->kern, bd, 1, &bs, NULL, NULL) == IXJ_OK && !memcmp(dst, pc->want, pc->dst_bytes);
+}
+
+static void prepared_copy_free(prepared_copy *pc) {
+  ixj_kernel_release(pc->kern);
+  free(pc->src);
+  free(pc->dst);
+  free(pc->want);
+}
+
+static void rm_rf(const char *dir) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* cache-only: the disk lacks the kernel at prepare; a sync context with the
+ * same directory compiles it (what `ixjit warm` or another process does).
+ * Within the retry interval the prepared kernel stays generic; on its first
+ * run after it, it loads the kernel (one disk hit) and from then on runs it. */
+static void test_cache_only_prepared_picks_up(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ixjit-tiered-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  ixj_context *ctx = make_ctx(IXJ_COMPILE_CACHE_ONLY, 1, dir, NULL);
+  set_retry_ms(ctx, 1e12); /* no retry yet */
+  prepared_copy pc;
+  prepared_copy_make(ctx, &pc);
+  ixj_cache_stats st;
+  assert_true(prepared_copy_run(&pc, pc.dst));
+  ixj_context_cache_stats(ctx, &st);
+  assert_int_equal(st.generic_calls, 1);
+  assert_int_equal(st.disk_hits, 0);
+  ixj_context *sync = make_ctx(IXJ_COMPILE_SYNC, 1, dir, NULL);
+  ixj_call_info info;
+  assert_true(run_case(sync, 1, false, 5, &info)); /* compiled, written to the disk */
+  assert_false(info.generic);
+  ixj_context_destroy(sync);
+  assert_true(prepared_copy_run(&pc, pc.dst)); /* within the interval: generic, no disk lookup */
+  ixj_context_cache_stats(ctx, &st);
+  assert_int_equal(st.generic_calls, 2);
+  assert_int_equal(st.disk_hits, 0);
+  set_retry_ms(ctx, 0); /* the interval has passed */
+  for (int k = 0; k < 4; k++) assert_true(prepared_copy_run(&pc, pc.dst));
+  ixj_context_cache_stats(ctx, &st);
+  assert_int_equal(st.generic_calls, 2); /* the first run after the interval ran the loaded kernel */
+  assert_int_equal(st.disk_hits, 1);
+  assert_int_equal(st.compiles, 0);
+  prepared_copy_free(&pc);
+  ixj_context_destroy(ctx);
+  rm_rf(dir);
+}
+
+/* The same with 8 threads running one prepared kernel, each result checked,
+ * while the kernel is compiled into the disk, with a retry due on every
+ * run: the kernel is loaded once, and every run after the threads have seen
+ * it is compiled. */
+#define PICKUP_THREADS 8
+typedef struct pickup_arg {
+  const prepared_copy *pc;
+  atomic_bool *compiled;
+  int bad;
+} pickup_arg;
+
+static void *pickup_worker(void *p) {
+  pickup_arg *a = p;
+  float *dst = aligned_alloc(64, round64(a->pc->dst_bytes));
+  if (!dst) return NULL;
+  int after = 0;
+  while (after < 20) { /* until 20 runs after the compile landed on disk */
+    after += atomic_load(a->compiled);
+    a->bad += !prepared_copy_run(a->pc, dst);
+  }
+  free(dst);
+  return NULL;
+}
+
+static void test_cache_only_prepared_threads(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ixjit-tiered-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  ixj_context *ctx = make_ctx(IXJ_COMPILE_CACHE_ONLY, 1, dir, NULL);
+  set_retry_ms(ctx, 0);
+  prepared_copy pc;
+  prepared_copy_make(ctx, &pc);
+  atomic_bool compiled;
+  atomic_init(&compiled, false);
+  pthread_t th[PICKUP_THREADS];
+  pickup_arg args[PICKUP_THREADS];
+  for (int t = 0; t < PICKUP_THREADS; t++) {
+    args[t] = (pickup_arg){&pc, &compiled, 0};
+    assert_int_equal(pthread_create(&th[t], NULL, pickup_worker, &args[t]), 0);
+  }
+  ixj_context *sync = make_ctx(IXJ_COMPILE_SYNC, 1, dir, NULL);
+  ixj_call_info info;
+  assert_true(run_case(sync, 1, false, 6, &info));
+  ixj_context_destroy(sync);
+  atomic_store(&compiled, true);
+  for (int t = 0; t < PICKUP_THREADS; t++) {
+    pthread_join(th[t], NULL);
+    assert_int_equal(args[t].bad, 0);
+  }
+  ixj_cache_stats before, after;
+  ixj_context_cache_stats(ctx, &before);
+  assert_int_equal(before.disk_hits, 1); /* loaded once, however many threads found the retry due */
+  assert_int_equal(before.compiles, 0);
+  for (int k = 0; k < 4; k++) assert_true(prepared_copy_run(&pc, pc.dst));
+  ixj_context_cache_stats(ctx, &after);
+  assert_int_equal(after.generic_calls, before.generic_calls);
+  prepared_copy_free(&pc);
+  ixj_context_destroy(ctx);
+  rm_rf(dir);
+}
+
 static int warnings;
 static void count_warning(void *user, ixj_log_level level, const char *message) {
   (void)user;
@@ -263,6 +414,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_generic_every_case), cmocka_unit_test(test_async_swaps),
       cmocka_unit_test(test_prepared_upgrades),  cmocka_unit_test(test_cache_only_disk),
+      cmocka_unit_test(test_cache_only_prepared_picks_up), cmocka_unit_test(test_cache_only_prepared_threads),
       cmocka_unit_test(test_env),                cmocka_unit_test(test_destroy_mid_compile),
       cmocka_unit_test(test_threads),
   };
