@@ -2,7 +2,10 @@
  *   the kernel cache: a compile (LLVM, O3), a load from the disk cache in a
  *   new context, and a whole one-element copy on a memory hit (what a
  *   dispatcher pays per call);
- *   the per-call path on a hit (1 and 8 threads) and prepared kernels' runs;
+ *   the per-call path on a hit (1 and 8 threads), prepared kernels' runs (1
+ *   and 8 threads) and a miss under IXJIT_COMPILE=async (1 and 8 threads:
+ *   the call's cost with the generic kernel, the compile left to the
+ *   background);
  *   division: hardware 32-bit division by a divisor the compiler cannot see
  *   against the sequence ixjit chooses for the exact bound, same dividends.
  * The disk cache lives in a directory made here with mkdtemp; only that
@@ -169,13 +172,24 @@ typedef struct hot_slot {
   ixj_operand od, os;
 } hot_slot;
 
-typedef enum hot_kind { HOT_COPY, HOT_KERNEL_RUN } hot_kind;
+/* A thread's misses (HOT_MISS): MISS_CALLS copies of 64 points, each of its
+ * own kernel (a source of another row pitch: another key), so every call
+ * misses. */
+#define MISS_CALLS 32
+typedef struct miss_slot {
+  float *x, *y;
+  ixj_ixfun *fd, *fs[MISS_CALLS];
+  ixj_operand od, os[MISS_CALLS];
+} miss_slot;
+
+typedef enum hot_kind { HOT_COPY, HOT_KERNEL_RUN, HOT_MISS } hot_kind;
 
 typedef struct hot_arg {
   hot_kind kind;
   ixj_context *ctx;
   const ixj_kernel *kernel; /* HOT_KERNEL_RUN */
   hot_slot *slot;
+  miss_slot *miss;          /* HOT_MISS */
   atomic_bool *go;
   int calls;
   bool ok;
@@ -194,11 +208,15 @@ static void *hot_thread(void *p) {
   ixj_buffer d = {s->y, sizeof s->y}, b = {s->x, sizeof s->x};
   while (!atomic_load(a->go)) sched_yield();
   a->ok = true;
+  ixj_call_info info;
   double c0 = thread_cpu_sec();
   if (a->kind == HOT_COPY)
     for (int k = 0; k < a->calls; k++) a->ok &= ixj_copy(a->ctx, &s->od, &s->os, 4, NULL, NULL) == IXJ_OK;
-  else
+  else if (a->kind == HOT_KERNEL_RUN)
     for (int k = 0; k < a->calls; k++) a->ok &= ixj_kernel_run(a->kernel, d, 1, &b, NULL, NULL) == IXJ_OK;
+  else /* each a miss that runs the generic kernel: info says so */
+    for (int k = 0; k < a->calls; k++)
+      a->ok &= ixj_copy(a->ctx, &a->miss->od, &a->miss->os[k], 4, &info, NULL) == IXJ_OK && info.generic;
   a->cpu_sec = thread_cpu_sec() - c0;
   return NULL;
 }
@@ -207,15 +225,15 @@ static void *hot_thread(void *p) {
  * calls, released at once; seconds of wall time, and the threads' CPU
  * seconds added up into *cpu. *ok false when a call failed or a thread did
  * not start. */
-static double hot_rep(hot_kind kind, ixj_context *ctx, const ixj_kernel *kernel, hot_slot *slots, int threads,
-                      int calls, double *cpu, bool *ok) {
+static double hot_rep(hot_kind kind, ixj_context *ctx, const ixj_kernel *kernel, hot_slot *slots, miss_slot *misses,
+                      int threads, int calls, double *cpu, bool *ok) {
   pthread_t tid[HOT_THREADS];
   hot_arg args[HOT_THREADS];
   atomic_bool go;
   atomic_init(&go, false);
   int started = 0;
   for (int t = 0; t < threads; t++) {
-    args[t] = (hot_arg){kind, ctx, kernel, &slots[t], &go, calls, false, 0};
+    args[t] = (hot_arg){kind, ctx, kernel, slots ? &slots[t] : NULL, misses ? &misses[t] : NULL, &go, calls, false, 0};
     if (pthread_create(&tid[t], NULL, hot_thread, &args[t]) != 0) break;
     started++;
   }
@@ -257,11 +275,16 @@ static void hot_slots_free(hot_slot *s) {
 }
 
 /* Four rows for a workload: wall per call per core and CPU per call, at 1
- * and HOT_THREADS threads, interleaved repetitions. */
+ * and HOT_THREADS threads, interleaved repetitions. HOT_MISS runs each
+ * repetition on a fresh async context (made and destroyed outside the
+ * timing: destroying drops the queued compiles and waits for the running
+ * one), so that every call misses. */
 static bool hot_measure(bench_run *run, const char *case_name, const char *method, hot_kind kind, ixj_context *ctx,
-                        const ixj_kernel *kernel, hot_slot *slots, int reps, char *msg, size_t msg_size) {
+                        const ixj_kernel *kernel, hot_slot *slots, miss_slot *misses, int reps, char *msg,
+                        size_t msg_size) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   int cores = cpus < 1 ? 1 : cpus < HOT_THREADS ? (int)cpus : HOT_THREADS;
+  int calls = kind == HOT_MISS ? MISS_CALLS : HOT_CALLS;
   char cpu_method[32];
   snprintf(cpu_method, sizeof cpu_method, "%s_cpu", method);
   bench_result *r[4] = {micro_result(run, case_name, method, "ns"), micro_result(run, case_name, method, "ns"),
@@ -272,21 +295,71 @@ static bool hot_measure(bench_run *run, const char *case_name, const char *metho
   }
   for (int k = 0; k < 4; k++) {
     r[k]->threads = k % 2 ? HOT_THREADS : 1;
-    r[k]->iterations = (int64_t)HOT_CALLS * r[k]->threads;
+    r[k]->iterations = (int64_t)calls * r[k]->threads;
     bench_result_name(r[k]);
   }
   bool calls_ok = true;
-  for (int rep = 0; rep < reps; rep++) { /* interleaved */
-    double cpu1, cpu8;
-    double wall1 = hot_rep(kind, ctx, kernel, slots, 1, HOT_CALLS, &cpu1, &calls_ok);
-    double wall8 = hot_rep(kind, ctx, kernel, slots, HOT_THREADS, HOT_CALLS, &cpu8, &calls_ok);
-    r[0]->sec[r[0]->reps++] = wall1 / HOT_CALLS;
-    r[1]->sec[r[1]->reps++] = wall8 * cores / r[1]->iterations;
-    r[2]->sec[r[2]->reps++] = cpu1 / HOT_CALLS;
-    r[3]->sec[r[3]->reps++] = cpu8 / r[3]->iterations;
+  ixj_context_options async = {.num_threads = 1, .disk_cache = -1, .compile_mode = IXJ_COMPILE_ASYNC};
+  ixj_error err = {0};
+  for (int rep = 0; rep < reps && calls_ok; rep++) { /* interleaved */
+    double cpu[2], wall[2];
+    for (int k = 0; k < 2 && calls_ok; k++) {
+      ixj_context *c = ctx;
+      if (kind == HOT_MISS && ixj_context_create(&async, &c, &err) != IXJ_OK) {
+        snprintf(msg, msg_size, "%s: %s", case_name, err.message);
+        return false;
+      }
+      wall[k] = hot_rep(kind, c, kernel, slots, misses, k ? HOT_THREADS : 1, calls, &cpu[k], &calls_ok);
+      if (kind == HOT_MISS) ixj_context_destroy(c);
+    }
+    r[0]->sec[r[0]->reps++] = wall[0] / calls;
+    r[1]->sec[r[1]->reps++] = wall[1] * cores / r[1]->iterations;
+    r[2]->sec[r[2]->reps++] = cpu[0] / calls;
+    r[3]->sec[r[3]->reps++] = cpu[1] / r[3]->iterations;
   }
-  if (!calls_ok) snprintf(msg, msg_size, "%s/%s: a call failed or a thread could not start", case_name, method);
+  if (!calls_ok) snprintf(msg, msg_size, "%s/%s: a call failed, ran no generic kernel, or a thread could not start",
+                          case_name, method);
   return calls_ok;
+}
+
+/* Thread t's misses: sources 8 rows of a P-float-wide array, transposed, P
+ * distinct for every call of every thread. */
+static miss_slot *miss_slots_make(ixj_error *err) {
+  miss_slot *m = calloc(HOT_THREADS, sizeof *m);
+  if (!m) {
+    *err = (ixj_error){IXJ_ERR_NO_MEMORY, 0, "out of memory"};
+    return NULL;
+  }
+  int max_pitch = 9 + HOT_THREADS * MISS_CALLS;
+  for (int t = 0; t < HOT_THREADS; t++) {
+    m[t].x = aligned_alloc(64, (size_t)max_pitch * 8 * sizeof(float));
+    m[t].y = aligned_alloc(64, 64 * sizeof(float));
+    if (!m[t].x || !m[t].y) {
+      *err = (ixj_error){IXJ_ERR_NO_MEMORY, 0, "out of memory"};
+      return m;
+    }
+    for (int k = 0; k < max_pitch * 8; k++) m[t].x[k] = (float)k;
+    if (ixj_ixfun_parse("iota 8 8", &m[t].fd, err) != IXJ_OK) return m;
+    m[t].od = (ixj_operand){m[t].y, 64 * sizeof(float), m[t].fd};
+    for (int i = 0; i < MISS_CALLS; i++) {
+      char text[64];
+      snprintf(text, sizeof text, "iota 8 %d | slice : :8 | permute 1 0", 9 + t * MISS_CALLS + i);
+      if (ixj_ixfun_parse(text, &m[t].fs[i], err) != IXJ_OK) return m;
+      m[t].os[i] = (ixj_operand){m[t].x, (size_t)max_pitch * 8 * sizeof(float), m[t].fs[i]};
+    }
+  }
+  return m;
+}
+
+static void miss_slots_free(miss_slot *m) {
+  if (!m) return;
+  for (int t = 0; t < HOT_THREADS; t++) {
+    free(m[t].x);
+    free(m[t].y);
+    ixj_ixfun_free(m[t].fd);
+    for (int i = 0; i < MISS_CALLS; i++) ixj_ixfun_free(m[t].fs[i]);
+  }
+  free(m);
 }
 
 static bool hot_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
@@ -298,13 +371,51 @@ static bool hot_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
   if (!slots || err.status != IXJ_OK || ixj_context_create(&o, &ctx, &err) != IXJ_OK ||
       ixj_copy(ctx, &slots[0].od, &slots[0].os, 4, NULL, &err) != IXJ_OK)
     goto fail;
-  ok = hot_measure(run, "hit_8x8_transpose", "ixj_copy", HOT_COPY, ctx, NULL, slots, reps, msg, msg_size);
+  ok = hot_measure(run, "hit_8x8_transpose", "ixj_copy", HOT_COPY, ctx, NULL, slots, NULL, reps, msg, msg_size);
   goto done;
 fail:
   snprintf(msg, msg_size, "hit_8x8_transpose: %s", err.message);
 done:
   hot_slots_free(slots);
   ixj_context_destroy(ctx);
+  return ok;
+}
+
+/* A prepared kernel run from 1 and HOT_THREADS threads at once (one handle,
+ * each thread its own buffers): the 8x8 float transpose. */
+static bool prepared_threads_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
+  ixj_context *ctx = NULL;
+  ixj_kernel *k = NULL;
+  ixj_error err = {0};
+  bool ok = false;
+  ixj_context_options o = {.num_threads = 1, .disk_cache = -1};
+  hot_slot *slots = hot_slots_make("iota 8 8", "iota 8 8 | permute 1 0", &err);
+  if (!slots || err.status != IXJ_OK || ixj_context_create(&o, &ctx, &err) != IXJ_OK ||
+      ixj_prepare_copy(ctx, slots[0].fd, slots[0].fs, 4, 0, &k, &err) != IXJ_OK) {
+    snprintf(msg, msg_size, "prepared_8x8_transpose: %s", err.message);
+  } else {
+    ok = hot_measure(run, "prepared_8x8_transpose", "ixj_kernel_run", HOT_KERNEL_RUN, ctx, k, slots, NULL, reps, msg,
+                     msg_size);
+  }
+  ixj_kernel_release(k);
+  hot_slots_free(slots);
+  ixj_context_destroy(ctx);
+  return ok;
+}
+
+/* A miss under IXJIT_COMPILE=async: what the call costs its caller (the
+ * plan, the queued compile, the generic kernel's run of 64 points), at 1
+ * and HOT_THREADS threads, every call a kernel of its own. */
+static bool miss_async_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
+  ixj_error err = {0};
+  miss_slot *misses = miss_slots_make(&err);
+  bool ok = false;
+  if (!misses || err.status != IXJ_OK)
+    snprintf(msg, msg_size, "miss_async_8x8_transpose: %s", err.message);
+  else
+    ok = hot_measure(run, "miss_async_8x8_transpose", "ixj_copy", HOT_MISS, NULL, NULL, NULL, misses, reps, msg,
+                     msg_size);
+  miss_slots_free(misses);
   return ok;
 }
 
@@ -439,5 +550,6 @@ static bool divmod_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
 bool bench_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
   if (reps > BENCH_MAX_REPS) reps = BENCH_MAX_REPS;
   return cache_micro(reps, run, msg, msg_size) && hot_micro(reps, run, msg, msg_size) &&
-         prepared_micro(reps, run, msg, msg_size) && divmod_micro(reps, run, msg, msg_size);
+         prepared_micro(reps, run, msg, msg_size) && prepared_threads_micro(reps, run, msg, msg_size) &&
+         miss_async_micro(reps, run, msg, msg_size) && divmod_micro(reps, run, msg, msg_size);
 }
