@@ -204,8 +204,8 @@ static double thread_cpu_sec(void) {
 
 static void *hot_thread(void *p) {
   hot_arg *a = p;
-  hot_slot *s = a->slot;
-  ixj_buffer d = {s->y, sizeof s->y}, b = {s->x, sizeof s->x};
+  hot_slot *s = a->slot; /* NULL for HOT_MISS */
+  ixj_buffer d = {s ? s->y : NULL, sizeof s->y}, b = {s ? s->x : NULL, sizeof s->x};
   while (!atomic_load(a->go)) sched_yield();
   a->ok = true;
   ixj_call_info info;
@@ -330,7 +330,7 @@ static miss_slot *miss_slots_make(ixj_error *err) {
     *err = (ixj_error){IXJ_ERR_NO_MEMORY, 0, "out of memory"};
     return NULL;
   }
-  int max_pitch = 9 + HOT_THREADS * MISS_CALLS;
+  int max_pitch = 16 + HOT_THREADS * MISS_CALLS; /* 8 x max_pitch floats: a multiple of 64 bytes (aligned_alloc) */
   for (int t = 0; t < HOT_THREADS; t++) {
     m[t].x = aligned_alloc(64, (size_t)max_pitch * 8 * sizeof(float));
     m[t].y = aligned_alloc(64, 64 * sizeof(float));
