@@ -566,7 +566,7 @@ bool ixj__disk_cache_has(const disk_cache *dc, const char *key) {
 static void warn(const disk_cache *dc, const char *name, const char *reason) {
   if (!dc->log) return;
   char msg[400];
-  snprintf(msg, sizeof msg, "cache entry %s/%s is not trusted (%s): ignored, the kernel is compiled", dc->dir, name,
+  snprintf(msg, sizeof msg, "cache entry %s/%s is not trusted (%s): ignored, a miss", dc->dir, name,
            reason);
   dc->log(dc->log_user, IXJ_LOG_WARNING, msg);
 }

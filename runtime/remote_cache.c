@@ -281,13 +281,13 @@ bool ixj__remote_cache_fetch(remote_cache *rc, const char *key, void **payload, 
   remote_name(rc, key, name, sizeof name);
   redisContext *c = take(rc, why, sizeof why);
   if (!c) {
-    warn(rc, "%s: a miss, the kernel is compiled", why);
+    warn(rc, "%s: treated as a miss", why);
     breaker_result(rc, false);
     goto miss;
   }
   redisReply *r = redisCommand(c, "GET %s", name);
   if (!r || (r->type != REDIS_REPLY_STRING && r->type != REDIS_REPLY_NIL)) {
-    warn(rc, "GET: %s: a miss, the kernel is compiled",
+    warn(rc, "GET: %s: treated as a miss",
          !r ? (c->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK) ? "timed out" : c->errstr)
             : r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
     if (r) freeReplyObject(r);
@@ -301,7 +301,7 @@ bool ixj__remote_cache_fetch(remote_cache *rc, const char *key, void **payload, 
     const char *problem = (uint64_t)r->len > rc->max_entry + 4096 + strlen(key)
                               ? "larger than the entry limit"
                               : ixj__disk_entry_decode(rc->auth, r->str, (size_t)r->len, key, NULL, payload, size);
-    if (problem) warn(rc, "entry %s refused (%s): the kernel is compiled", name, problem);
+    if (problem) warn(rc, "entry %s refused (%s): treated as a miss", name, problem);
     hit = !problem;
   }
   freeReplyObject(r);

@@ -6,6 +6,8 @@
  *   and 8 threads) and a miss under IXJIT_COMPILE=async (1 and 8 threads:
  *   the call's cost with the generic kernel, the compile left to the
  *   background);
+ *   small transposes (1 KiB, 64 KiB): the kernel against a plain C loop
+ *   specialized for the shape;
  *   division: hardware 32-bit division by a divisor the compiler cannot see
  *   against the sequence ixjit chooses for the exact bound, same dividends.
  * The disk cache lives in a directory made here with mkdtemp; only that
@@ -285,7 +287,7 @@ static bool hot_measure(bench_run *run, const char *case_name, const char *metho
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   int cores = cpus < 1 ? 1 : cpus < HOT_THREADS ? (int)cpus : HOT_THREADS;
   int calls = kind == HOT_MISS ? MISS_CALLS : HOT_CALLS;
-  char cpu_method[32];
+  char cpu_method[sizeof ((bench_result *)0)->method]; /* what a result holds */
   snprintf(cpu_method, sizeof cpu_method, "%s_cpu", method);
   bench_result *r[4] = {micro_result(run, case_name, method, "ns"), micro_result(run, case_name, method, "ns"),
                         micro_result(run, case_name, cpu_method, "ns"), micro_result(run, case_name, cpu_method, "ns")};
@@ -470,6 +472,86 @@ static bool prepared_micro(int reps, bench_run *run, char *msg, size_t msg_size)
   return ok;
 }
 
+/* Small transposes, the kernel itself against a plain C loop specialized
+ * for the shape (constant bounds, compiled ahead of time with the bench's
+ * flags: what a user would write by hand), the 1 KiB (16 x 16) and 64 KiB
+ * (128 x 128) float transposes of the default suite, ns per call: the
+ * prepared kernel's run (1 thread: small work runs on the caller's thread)
+ * and ixj_copy on a hit. The loops are called through a volatile pointer, so
+ * they run every time; the results are compared once. */
+static void c_loop_16(float *restrict d, const float *restrict s) {
+  for (int i = 0; i < 16; i++)
+    for (int j = 0; j < 16; j++) d[i * 16 + j] = s[j * 16 + i];
+}
+
+static void c_loop_128(float *restrict d, const float *restrict s) {
+  for (int i = 0; i < 128; i++)
+    for (int j = 0; j < 128; j++) d[i * 128 + j] = s[j * 128 + i];
+}
+
+static bool small_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
+  static _Alignas(64) float x[128 * 128], y[128 * 128], z[128 * 128];
+  typedef void (*loop_fn)(float *restrict, const float *restrict);
+  static const struct {
+    const char *name, *dst, *src;
+    int n, calls;
+    loop_fn loop;
+  } cases[] = {{"tiny_1k_t", "iota 16 16", "iota 16 16 | permute 1 0", 16, HOT_CALLS, c_loop_16},
+               {"tiny_64k_t", "iota 128 128", "iota 128 128 | permute 1 0", 128, HOT_CALLS / 20, c_loop_128}};
+  for (int i = 0; i < 128 * 128; i++) x[i] = (float)i;
+  ixj_context *ctx = NULL;
+  ixj_error err = {0};
+  bool ok = true;
+  ixj_context_options o = {.num_threads = 1, .disk_cache = -1};
+  if (ixj_context_create(&o, &ctx, &err) != IXJ_OK) {
+    snprintf(msg, msg_size, "small: %s", err.message);
+    return false;
+  }
+  for (size_t c = 0; ok && c < sizeof cases / sizeof *cases; c++) {
+    ixj_ixfun *fd = NULL, *fs = NULL;
+    ixj_kernel *k = NULL;
+    size_t bytes = (size_t)cases[c].n * (size_t)cases[c].n * sizeof(float);
+    bench_result *cl = micro_result(run, cases[c].name, "c_loop", "ns");
+    bench_result *pr = micro_result(run, cases[c].name, "ixj_kernel_run", "ns");
+    bench_result *cp = micro_result(run, cases[c].name, "ixj_copy", "ns");
+    if (!cl || !pr || !cp || ixj_ixfun_parse(cases[c].dst, &fd, &err) != IXJ_OK ||
+        ixj_ixfun_parse(cases[c].src, &fs, &err) != IXJ_OK || ixj_prepare_copy(ctx, fd, fs, 4, 0, &k, &err) != IXJ_OK) {
+      snprintf(msg, msg_size, "small: %s", cl && pr && cp ? err.message : "out of memory");
+      ok = false;
+    } else {
+      loop_fn volatile loop = cases[c].loop;
+      ixj_buffer d = {y, bytes}, s = {x, bytes};
+      ixj_operand od = {y, bytes, fd}, os = {x, bytes, fs};
+      int calls = cases[c].calls;
+      bool calls_ok = ixj_copy(ctx, &od, &os, 4, NULL, NULL) == IXJ_OK;
+      loop(z, x);
+      calls_ok &= memcmp(y, z, bytes) == 0;
+      cl->iterations = pr->iterations = cp->iterations = calls;
+      for (int r = 0; r < reps; r++) { /* interleaved */
+        double t0 = now_ms();
+        for (int i = 0; i < calls; i++) loop(z, x);
+        double t1 = now_ms();
+        for (int i = 0; i < calls; i++) calls_ok &= ixj_kernel_run(k, d, 1, &s, NULL, NULL) == IXJ_OK;
+        double t2 = now_ms();
+        for (int i = 0; i < calls; i++) calls_ok &= ixj_copy(ctx, &od, &os, 4, NULL, NULL) == IXJ_OK;
+        double t3 = now_ms();
+        cl->sec[cl->reps++] = (t1 - t0) * 1e-3 / calls;
+        pr->sec[pr->reps++] = (t2 - t1) * 1e-3 / calls;
+        cp->sec[cp->reps++] = (t3 - t2) * 1e-3 / calls;
+      }
+      if (!calls_ok) {
+        snprintf(msg, msg_size, "small: %s: a call failed or its result differs from the C loop's", cases[c].name);
+        ok = false;
+      }
+    }
+    ixj_kernel_release(k);
+    ixj_ixfun_free(fd);
+    ixj_ixfun_free(fs);
+  }
+  ixj_context_destroy(ctx);
+  return ok;
+}
+
 static uint64_t sink;
 
 /* The chosen sequence as emitted code runs it: multiplier and shift in
@@ -550,6 +632,7 @@ static bool divmod_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
 bool bench_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
   if (reps > BENCH_MAX_REPS) reps = BENCH_MAX_REPS;
   return cache_micro(reps, run, msg, msg_size) && hot_micro(reps, run, msg, msg_size) &&
-         prepared_micro(reps, run, msg, msg_size) && prepared_threads_micro(reps, run, msg, msg_size) &&
-         miss_async_micro(reps, run, msg, msg_size) && divmod_micro(reps, run, msg, msg_size);
+         prepared_micro(reps, run, msg, msg_size) && small_micro(reps, run, msg, msg_size) &&
+         prepared_threads_micro(reps, run, msg, msg_size) && miss_async_micro(reps, run, msg, msg_size) &&
+         divmod_micro(reps, run, msg, msg_size);
 }

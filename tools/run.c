@@ -324,6 +324,7 @@ typedef struct run_report {
 static const char *kernel_source(const ixj_call_info *info) {
   if (!strcmp(info->strategy, "memcpy")) return "none";
   if (!strcmp(info->strategy, "empty")) return "none";
+  if (info->generic) return "generic"; /* async or cache-only: the library's generic kernel ran */
   return info->cache_hit ? "memory" : info->disk_hit ? "disk" : "compiled";
 }
 
@@ -340,6 +341,8 @@ static void print_run(const run_report *r) {
       printf("cache: none (a plain memory copy needs no kernel)\n");
     } else if (!strcmp(from, "memory")) {
       printf("cache: hit (memory)\n");
+    } else if (!strcmp(from, "generic")) {
+      printf("cache: miss (the generic kernel ran: IXJIT_COMPILE is async or cache-only)\n");
     } else {
       cli_format_ms(info->compile_ms, t, sizeof t);
       printf(r->remote ? "cache: hit (remote, %s)\n"

@@ -63,8 +63,9 @@ typedef enum ixj_compile_mode {
   IXJ_COMPILE_SYNC,      /* compile (or load from disk) on the calling thread, then run */
   IXJ_COMPILE_ASYNC,     /* run the generic kernel now; compile on the context's background thread; later calls
                             run the compiled kernel */
-  IXJ_COMPILE_CACHE_ONLY /* never compile: load from the disk cache, else run the generic kernel and record the
-                            signature (IXJIT_RECORD) for `ixjit warm` */
+  IXJ_COMPILE_CACHE_ONLY /* never compile: load from the disk cache, then the remote store when configured,
+                            else run the generic kernel and record the signature (IXJIT_RECORD) for
+                            `ixjit warm` */
 } ixj_compile_mode;
 
 typedef struct ixj_cache_stats {
