@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
@@ -316,13 +317,32 @@ static const char KERNEL_PIPELINE[] = "function(sroa,early-cse,instcombine<no-ve
                                       "loop-mssa(licm),loop-unroll,loop-vectorize,instcombine<no-verify-fixpoint>,"
                                       "simplifycfg)";
 
+/* The calling thread's CPU time, ms. */
+static double thread_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* Adds the time since *t to *slot and restarts *t; nothing when slot is NULL
+ * (an untimed compile reads no clock). */
+static void lap(double *slot, double *t) {
+  if (!slot) return;
+  double now = thread_ms();
+  *slot += now - *t;
+  *t = now;
+}
+#define PHASE(ph, field) ((ph) ? &(ph)->field : NULL)
+
 /* IR text -> optimized object code, entirely on the calling thread, for the
- * CPU `cpu` with the LLVM feature list `features`. */
+ * CPU `cpu` with the LLVM feature list `features`; ph: NULL or where to add
+ * each phase's time. */
 static ixj_status compile_object(jit_llvm *j, const char *cpu, const char *features, const char *ir,
-                                 LLVMMemoryBufferRef *obj, ixj_error *err) {
+                                 LLVMMemoryBufferRef *obj, jit_phases *ph, ixj_error *err) {
   LLVMTargetRef target;
   char *msg = NULL;
   ixj_status st = IXJ_OK;
+  double t = ph ? thread_ms() : 0;
   if (LLVMGetTargetFromTriple(j->triple, &target, &msg)) {
     ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: no target for %s: %s", j->triple, msg);
     LLVMDisposeMessage(msg);
@@ -332,6 +352,7 @@ static ixj_status compile_object(jit_llvm *j, const char *cpu, const char *featu
                                                     LLVMRelocPIC, LLVMCodeModelJITDefault);
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef mod = NULL;
+  lap(PHASE(ph, machine), &t);
   /* the parser takes ownership of the buffer */
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, strlen(ir), "ixjit");
   if (LLVMParseIRInContext(ctx, mb, &mod, &msg)) {
@@ -339,6 +360,7 @@ static ixj_status compile_object(jit_llvm *j, const char *cpu, const char *featu
     LLVMDisposeMessage(msg);
     goto done;
   }
+  lap(PHASE(ph, parse), &t);
   if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
     st = ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: the emitted IR is invalid: %s", msg);
     LLVMDisposeMessage(msg);
@@ -346,6 +368,7 @@ static ixj_status compile_object(jit_llvm *j, const char *cpu, const char *featu
   }
   LLVMDisposeMessage(msg);
   msg = NULL;
+  lap(PHASE(ph, verify), &t);
   LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
   char *dl = LLVMCopyStringRepOfTargetData(layout);
   LLVMSetTarget(mod, j->triple);
@@ -359,6 +382,7 @@ static ixj_status compile_object(jit_llvm *j, const char *cpu, const char *featu
     st = llvm_fail(err, e, "optimizing");
     goto done;
   }
+  lap(PHASE(ph, passes), &t);
   if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &msg, obj)) {
     st = ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: code generation failed: %s", msg);
     LLVMDisposeMessage(msg);
@@ -367,6 +391,7 @@ done:
   if (mod) LLVMDisposeModule(mod);
   LLVMContextDispose(ctx);
   LLVMDisposeTargetMachine(tm);
+  lap(PHASE(ph, codegen), &t); /* with the module's disposal: part of its cost */
   return st;
 }
 
@@ -376,8 +401,13 @@ ixj_status ixj__jit_llvm_object(jit_llvm *j, const char *ir, void **object, size
 
 ixj_status ixj__jit_llvm_object_for(jit_llvm *j, const jit_cpu *cpu, const char *ir, void **object, size_t *size,
                                     ixj_error *err) {
+  return ixj__jit_llvm_object_timed(j, cpu, ir, object, size, NULL, err);
+}
+
+ixj_status ixj__jit_llvm_object_timed(jit_llvm *j, const jit_cpu *cpu, const char *ir, void **object, size_t *size,
+                                      jit_phases *ph, ixj_error *err) {
   LLVMMemoryBufferRef obj = NULL;
-  ixj_status st = compile_object(j, cpu ? cpu->cpu : j->cpu, cpu ? cpu->features : j->features, ir, &obj, err);
+  ixj_status st = compile_object(j, cpu ? cpu->cpu : j->cpu, cpu ? cpu->features : j->features, ir, &obj, ph, err);
   if (st != IXJ_OK) return st;
   *size = LLVMGetBufferSize(obj);
   *object = malloc(*size ? *size : 1);
@@ -388,6 +418,12 @@ ixj_status ixj__jit_llvm_object_for(jit_llvm *j, const jit_cpu *cpu, const char 
 
 ixj_status ixj__jit_llvm_link(jit_llvm *j, const void *object, size_t size, const char *name, ixj_kernel_fn *fn,
                          ixj_error *err) {
+  return ixj__jit_llvm_link_timed(j, object, size, name, fn, NULL, err);
+}
+
+ixj_status ixj__jit_llvm_link_timed(jit_llvm *j, const void *object, size_t size, const char *name, ixj_kernel_fn *fn,
+                                    jit_phases *ph, ixj_error *err) {
+  double t = ph ? thread_ms() : 0;
   LLVMMemoryBufferRef obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(object, size, name);
   pthread_mutex_lock(&j->link_lock);
   LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(j->lljit);
@@ -395,8 +431,10 @@ ixj_status ixj__jit_llvm_link(jit_llvm *j, const void *object, size_t size, cons
    * so a wrong object (a bad cache entry) cannot poison the kernel it holds */
   LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(dylib);
   LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(j->lljit, rt, obj); /* takes the buffer */
+  lap(PHASE(ph, add), &t);
   LLVMOrcExecutorAddress addr = 0;
   if (!e) e = LLVMOrcLLJITLookup(j->lljit, &addr, name);
+  lap(PHASE(ph, lookup), &t);
   if (e) LLVMConsumeError(LLVMOrcResourceTrackerRemove(rt));
   /* kept, to unlink the kernel later; on success its symbols stay with the
    * JITDylib either way (a tracker that cannot be kept, out of memory, only

@@ -48,6 +48,22 @@ const jit_cpu *ixj__jit_llvm_cpu_named(jit_llvm *jit, const char *target);
 /* As ixj__jit_llvm_object, for cpu (NULL: the host). */
 ixj_status ixj__jit_llvm_object_for(jit_llvm *jit, const jit_cpu *cpu, const char *ir, void **object, size_t *size,
                                     ixj_error *err);
+
+/* Where one compile's time went, in ms of the calling thread's CPU time (so
+ * other processes' load does not count): what tools/compile_phases.c
+ * reports. Each phase is added to, so one struct can sum several calls. */
+typedef struct jit_phases {
+  double machine;        /* taking a target machine for the CPU (and its context) */
+  double parse, verify;  /* the IR text to a module, the verifier */
+  double passes;         /* the kernels' pass pipeline */
+  double codegen;        /* instruction selection to object code */
+  double add, lookup;    /* ORC: adding the object; the lookup, which materializes it (links, relocates, maps) */
+} jit_phases;
+
+/* ixj__jit_llvm_object_for and ixj__jit_llvm_link, timing each phase into
+ * *phases (not NULL). */
+ixj_status ixj__jit_llvm_object_timed(jit_llvm *jit, const jit_cpu *cpu, const char *ir, void **object, size_t *size,
+                                      jit_phases *phases, ixj_error *err);
 /* The host's enabled features, sorted and comma-separated: what its target
  * string's hash is taken of. */
 const char *ixj__jit_llvm_host_features(const jit_llvm *jit);
@@ -61,6 +77,8 @@ ixj_status ixj__cpu_host(char **name, char **enabled);
  * `name`. Each object must be linked once per JIT. */
 ixj_status ixj__jit_llvm_link(jit_llvm *jit, const void *object, size_t size, const char *name, ixj_kernel_fn *fn,
                          ixj_error *err);
+ixj_status ixj__jit_llvm_link_timed(jit_llvm *jit, const void *object, size_t size, const char *name, ixj_kernel_fn *fn,
+                                    jit_phases *phases, ixj_error *err);
 /* Removes a kernel linked by ixj__jit_llvm_link: its code, data and symbol
  * leave the JIT (its ORC resource tracker), and `name` may be linked again.
  * No thread may be running it. False when fn was not linked here (or LLVM
