@@ -457,11 +457,21 @@ enum { TL_SETUP, TL_TILE, TL_MICRO, TL_BROW, TL_ACOL, TL_PARTS };
 
 /* V x V blocks through registers: V vector loads along the source's unit dim
  * (rows src_row[i]), log2(V) stages of two-input shuffles, V vector stores
- * along the destination's (rows dst_row[j]). Stage k swaps bit k of the row
- * number with bit k of the lane number: rows i and i + 2^k (bit k of i clear)
- * become lo[j] = bit k of j ? hi[j - 2^k] : lo[j] and hi[j] = bit k of j ? hi[j]
- * : lo[j + 2^k]; after every bit is swapped, element (i, j) is at (j, i).
- * Elements wider than 8 bytes move as groups of 8-byte lanes. With vectors
+ * along the destination's (rows dst_row[j]). Every shuffle is one x86 can do
+ * with an immediate or none (no mask vector from the constant pool, whose
+ * decoding, again at each DAG combine, was most of a tiled kernel's code
+ * generation: docs/hot-path.md): stage k pairs vectors r and r + 2^k. While
+ * 2^k elements are narrower than 16 bytes it is an unpack (punpckl/h of
+ * 2^k-element pieces within each 16-byte chunk: lo interleaves the chunks'
+ * lower halves, hi their upper ones); above, a chunk shuffle (vshufi64x2,
+ * vperm2i128: lo takes the even chunks of the pair, hi the odd ones). In bits
+ * of (vector, lane): an unpack moves the row bit k into lane bit k and the
+ * chunk's top lane bit into vector bit k, shifting the lane bits between up
+ * by one; a chunk shuffle moves row bit k into the top lane bit and the
+ * lowest chunk bit into vector bit k, shifting the chunk bits between down.
+ * After all stages lane i of vector r holds element i of destination row j,
+ * j being r with its in-chunk bits reversed (block_row). Elements wider than
+ * 8 bytes move as groups of 8-byte lanes. With vectors
  * narrower than a cache line, `group` blocks side by side along the
  * destination's rows are transposed first and each row's pieces stored back to
  * back, so that streaming stores fill whole lines. */
@@ -474,13 +484,45 @@ enum { TL_SETUP, TL_TILE, TL_MICRO, TL_BROW, TL_ACOL, TL_PARTS };
 #define PREFETCH_TILES 2
 static bool tile_prefetch(const ixj_plan *p) { return !p->b_inner && !p->unzip && p->nontemporal; }
 
+/* Stage k of a micro-kernel's transpose (above): the element of the pair
+ * (vector r: 0..v-1, vector r + 2^k: v..2v-1) that lane j of output `half`
+ * (0: lo, 1: hi) takes; in_bits lane bits lie inside a 16-byte chunk. */
+static int stage_source(int k, int stages, int in_bits, int half, int j, int v) {
+  int in = j & ((1 << in_bits) - 1), chunk = j >> in_bits;
+  if (k < in_bits) { /* unpack: lane bit k picks the vector, the bits above it come from one lower */
+    int sel = (in >> k) & 1, low = in & ((1 << k) - 1), high = in >> (k + 1);
+    int from = low | high << k | half << (in_bits - 1);
+    return sel * v + (chunk << in_bits | from);
+  }
+  int bits = stages - in_bits, sel = chunk >> (bits - 1); /* chunk shuffle: the top chunk bit picks the vector */
+  int from = half | (chunk & ((1 << (bits - 1)) - 1)) << 1;
+  return sel * v + (from << in_bits | in);
+}
+
+/* The vector that holds destination row j after every stage: j with its
+ * in_bits in-chunk bits reversed (an involution). */
+static int block_row(int j, int in_bits) {
+  int r = j & ~((1 << in_bits) - 1);
+  for (int b = 0; b < in_bits; b++) r |= ((j >> b) & 1) << (in_bits - 1 - b);
+  return r;
+}
+
 static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_row, const int *dst_row) {
   const ixj_plan *p = e->p;
   int v = p->micro, unit = p->elem_size > 8 ? 8 : (int)p->elem_size, per = (int)p->elem_size / unit;
-  int lanes = v * per, stages = 0;
-  char vt[32];
+  int lanes = v * per, stages = 0, in_bits = 0, floats = lanes * unit / 4;
+  char vt[32], ft[32], fsuffix[16];
   snprintf(vt, sizeof vt, "<%d x i%d>", lanes, unit * 8);
+  snprintf(ft, sizeof ft, "<%d x float>", floats);
+  snprintf(fsuffix, sizeof fsuffix, "v%df32", floats);
   while ((1 << stages) < v) stages++;
+  while (in_bits < stages && (1 << in_bits) * (int)p->elem_size < 16) in_bits++; /* lane bits inside a 16-byte chunk */
+  bool fences = stages > 1 && lanes * unit % 4 == 0; /* a vector of floats the same size */
+  if (fences) { /* the fence's declaration, after the kernel's others */
+    size_t used = strlen(e->declare);
+    snprintf(e->declare + used, sizeof e->declare - used, "%sdeclare %s @llvm.arithmetic.fence.%s(%s)", used ? "\n" : "", ft,
+             fsuffix, ft);
+  }
   bool prefetch = tile_prefetch(p);
   int blk[32]; /* group <= 64 / vector_bytes: 8 blocks for 1-byte elements in 8-lane blocks (a b extent of 8-15) */
   for (int g = 0; g < group; g++) {
@@ -500,13 +542,22 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
       for (int i = 0; i < v; i++) {
         if (i & bit) continue;
         for (int half = 0; half < 2; half++) {
-          ixj__text_put(t, "  %%x%d.s%d.%d = shufflevector %s %%x%d.s%d.%d, %s %%x%d.s%d.%d, <%d x i32> <", blk[g], k + 1,
-                        i + half * bit, vt, blk[g], k, i, vt, blk[g], k, i + bit, lanes);
+          int out = i + half * bit;
+          bool fence = fences && k + 1 < stages; /* the last stage's outputs go to stores */
+          ixj__text_put(t, "  %%x%d.%c%d.%d = shufflevector %s %%x%d.s%d.%d, %s %%x%d.s%d.%d, <%d x i32> <", blk[g],
+                        fence ? 'u' : 's', k + 1, out, vt, blk[g], k, i, vt, blk[g], k, i + bit, lanes);
           for (int j = 0; j < v; j++) {
-            int from = half == 0 ? ((j & bit) ? v + j - bit : j) : ((j & bit) ? v + j : j + bit);
+            int from = stage_source(k, stages, in_bits, half, j, v);
             for (int u = 0; u < per; u++) ixj__text_put(t, "%si32 %d", j || u ? ", " : "", from * per + u);
           }
           ixj__text_put(t, ">\n");
+          if (fence) /* as floats through the fence, which no combine looks through, and back: no instruction */
+            ixj__text_put(t,
+                          "  %%x%d.f%d.%d = bitcast %s %%x%d.u%d.%d to %s\n"
+                          "  %%x%d.g%d.%d = call %s @llvm.arithmetic.fence.%s(%s %%x%d.f%d.%d)\n"
+                          "  %%x%d.s%d.%d = bitcast %s %%x%d.g%d.%d to %s\n",
+                          blk[g], k + 1, out, vt, blk[g], k + 1, out, ft, blk[g], k + 1, out, ft, fsuffix, ft, blk[g], k + 1,
+                          out, blk[g], k + 1, out, ft, blk[g], k + 1, out, vt);
         }
       }
     }
@@ -522,7 +573,7 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
           ixj__text_put(t, "  %%x%d.w%d.%d = getelementptr %s, ptr %%x%d.q%d.%d, i64 %d\n", blk[g], j, q, e->scalar,
                         blk[g], j, q, q * v);
           ixj__text_put(t, "  %%x%d.m%d.%d = shufflevector %s %%x%d.s%d.%d, %s poison, <%d x i32> <", blk[g], j, q, vt,
-                        blk[g], stages, j, vt, lanes);
+                        blk[g], stages, block_row(j, in_bits), vt, lanes);
           for (int x = 0; x < v; x++)
             for (int u = 0; u < per; u++) {
               int at = q * v + x; /* the window's element at */
@@ -542,10 +593,11 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
       if (stream)
         ixj__text_put(t,
                       "  store %s %%x%d.s%d.%d, ptr %%x%d.q%d, align %d, !nontemporal !%d, !alias.scope !%d, !noalias !%d\n",
-                      vt, blk[g], stages, j, blk[g], j, p->vector_bytes, MD_NONTEMPORAL, MD_DST_LIST, MD_SRC_LIST);
+                      vt, blk[g], stages, block_row(j, in_bits), blk[g], j, p->vector_bytes, MD_NONTEMPORAL, MD_DST_LIST,
+                      MD_SRC_LIST);
       else
         ixj__text_put(t, "  store %s %%x%d.s%d.%d, ptr %%x%d.q%d, align 1, !alias.scope !%d, !noalias !%d\n", vt, blk[g],
-                      stages, j, blk[g], j, MD_DST_LIST, MD_SRC_LIST);
+                      stages, block_row(j, in_bits), blk[g], j, MD_DST_LIST, MD_SRC_LIST);
     }
 }
 
