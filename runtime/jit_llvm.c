@@ -1,8 +1,9 @@
 /* CPU JIT. One LLJIT per context. The C API's LLJIT is not safe for
  * concurrent add+lookup, so each compile runs its passes
  * and codegen to an object file on the calling thread with its own
- * TargetMachine and LLVMContext, and only linking the object into the JIT is
- * serialized. The object bytes are what a disk cache would store. */
+ * LLVMContext and a TargetMachine no other thread uses meanwhile (taken from
+ * the JIT's idle ones, given back after), and only linking the object into
+ * the JIT is serialized. The object bytes are what a disk cache would store. */
 #include "jit_llvm.h"
 
 #include <pthread.h>
@@ -26,12 +27,34 @@
 #include "x86_cpus.h"
 
 #define MAX_OTHER_CPUS 32
+/* Idle target machines kept for the next compiles, all CPUs together: more
+ * than the threads that compile at once (callers in sync mode, the compiler
+ * thread, `ixjit warm -j`) only hold memory. */
+#define MAX_IDLE_MACHINES 8
 /* What every x86-64 CPU has: always on in a feature list given by hand (LLVM
  * aborts on an x86-64 target without 64bit). */
 #define X86_64_BASELINE "64bit,cmov,cx8,fxsr,mmx,sse,sse2"
 
+/* A target machine for one CPU and its data layout string. Creating one was
+ * 0.2-0.4 ms of every compile, and the first use of its subtarget (the
+ * passes' target analysis builds it) about 1 ms more (docs/hot-path.md); a
+ * kept machine has its subtarget already. LLVM's target machines are not
+ * safe for two threads at once (the subtarget cache is a plain map), so a
+ * machine is either idle (in jit_llvm.idle, under idle_lock) or one
+ * compile's. */
+typedef struct machine {
+  LLVMTargetMachineRef tm;
+  const jit_cpu *cpu; /* NULL: the host */
+  char *layout;
+  struct machine *next;
+} machine;
+
 struct jit_llvm {
   LLVMOrcLLJITRef lljit;
+  LLVMTargetRef llvm_target; /* the triple's */
+  pthread_mutex_t idle_lock;
+  machine *idle; /* the idle machines, most recently used first */
+  int num_idle;
   pthread_mutex_t link_lock;
   char *triple, *cpu, *features;
   char *enabled; /* the host's enabled features, canonical (canonical_features) */
@@ -127,12 +150,20 @@ ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err) {
   if (!j) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   pthread_mutex_init(&j->link_lock, NULL);
   pthread_mutex_init(&j->others_lock, NULL);
+  pthread_mutex_init(&j->idle_lock, NULL);
   j->triple = LLVMGetDefaultTargetTriple();
   j->cpu = LLVMGetHostCPUName();
   j->features = LLVMGetHostCPUFeatures();
   if (!(j->enabled = canonical_features(j->features))) {
     ixj__jit_llvm_destroy(j);
     return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+  }
+  char *msg = NULL;
+  if (LLVMGetTargetFromTriple(j->triple, &j->llvm_target, &msg)) {
+    ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: no target for %s: %s", j->triple, msg);
+    LLVMDisposeMessage(msg);
+    ixj__jit_llvm_destroy(j);
+    return IXJ_ERR_BACKEND;
   }
   ixj__cpu_target_name(j->cpu, j->enabled, j->target, sizeof j->target);
   j->vector_bytes = has_feature(j->features, "avx512f") && has_feature(j->features, "evex512") ? 64 : 32;
@@ -151,8 +182,19 @@ ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err) {
   return IXJ_OK;
 }
 
+static void machine_dispose(machine *m) {
+  LLVMDisposeTargetMachine(m->tm);
+  LLVMDisposeMessage(m->layout);
+  free(m);
+}
+
 void ixj__jit_llvm_destroy(jit_llvm *j) {
   if (!j) return;
+  for (machine *m = j->idle, *next; m; m = next) {
+    next = m->next;
+    machine_dispose(m);
+  }
+  pthread_mutex_destroy(&j->idle_lock);
   for (size_t k = 0; k < j->num_links; k++) LLVMOrcReleaseResourceTracker(j->links[k].rt); /* the JIT frees their code */
   free(j->links);
   if (j->lljit) LLVMOrcDisposeLLJIT(j->lljit);
@@ -334,22 +376,61 @@ static void lap(double *slot, double *t) {
 }
 #define PHASE(ph, field) ((ph) ? &(ph)->field : NULL)
 
-/* IR text -> optimized object code, entirely on the calling thread, for the
- * CPU `cpu` with the LLVM feature list `features`; ph: NULL or where to add
- * each phase's time. */
-static ixj_status compile_object(jit_llvm *j, const char *cpu, const char *features, const char *ir,
-                                 LLVMMemoryBufferRef *obj, jit_phases *ph, ixj_error *err) {
-  LLVMTargetRef target;
+/* An idle machine for cpu (NULL: the host), taken off the idle list, or a
+ * new one; NULL when LLVM cannot make one. The caller's until machine_put. */
+static machine *machine_take(jit_llvm *j, const jit_cpu *cpu) {
+  machine *m = NULL;
+  pthread_mutex_lock(&j->idle_lock);
+  for (machine **at = &j->idle; *at; at = &(*at)->next)
+    if ((*at)->cpu == cpu) {
+      m = *at;
+      *at = m->next;
+      j->num_idle--;
+      break;
+    }
+  pthread_mutex_unlock(&j->idle_lock);
+  if (m) return m;
+  if (!(m = calloc(1, sizeof *m))) return NULL;
+  m->cpu = cpu;
+  m->tm = LLVMCreateTargetMachine(j->llvm_target, j->triple, cpu ? cpu->cpu : j->cpu, cpu ? cpu->features : j->features,
+                                  LLVMCodeGenLevelDefault, LLVMRelocPIC, LLVMCodeModelJITDefault);
+  if (m->tm) {
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(m->tm);
+    m->layout = LLVMCopyStringRepOfTargetData(layout);
+    LLVMDisposeTargetData(layout);
+  }
+  if (!m->tm || !m->layout) {
+    if (m->tm) LLVMDisposeTargetMachine(m->tm);
+    free(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* Gives a machine back to the idle list (the newest first), or disposes of
+ * it when enough are idle. */
+static void machine_put(jit_llvm *j, machine *m) {
+  pthread_mutex_lock(&j->idle_lock);
+  bool keep = j->num_idle < MAX_IDLE_MACHINES;
+  if (keep) {
+    m->next = j->idle;
+    j->idle = m;
+    j->num_idle++;
+  }
+  pthread_mutex_unlock(&j->idle_lock);
+  if (!keep) machine_dispose(m);
+}
+
+/* IR text -> optimized object code, entirely on the calling thread, for cpu
+ * (NULL: the host); ph: NULL or where to add each phase's time. */
+static ixj_status compile_object(jit_llvm *j, const jit_cpu *cpu, const char *ir, LLVMMemoryBufferRef *obj,
+                                 jit_phases *ph, ixj_error *err) {
   char *msg = NULL;
   ixj_status st = IXJ_OK;
   double t = ph ? thread_ms() : 0;
-  if (LLVMGetTargetFromTriple(j->triple, &target, &msg)) {
-    ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: no target for %s: %s", j->triple, msg);
-    LLVMDisposeMessage(msg);
-    return IXJ_ERR_BACKEND;
-  }
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, j->triple, cpu, features, LLVMCodeGenLevelDefault,
-                                                    LLVMRelocPIC, LLVMCodeModelJITDefault);
+  machine *m = machine_take(j, cpu);
+  if (!m) return ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: cannot make a target machine for %s", cpu ? cpu->target : j->target);
+  LLVMTargetMachineRef tm = m->tm;
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef mod = NULL;
   lap(PHASE(ph, machine), &t);
@@ -369,12 +450,8 @@ static ixj_status compile_object(jit_llvm *j, const char *cpu, const char *featu
   LLVMDisposeMessage(msg);
   msg = NULL;
   lap(PHASE(ph, verify), &t);
-  LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
-  char *dl = LLVMCopyStringRepOfTargetData(layout);
   LLVMSetTarget(mod, j->triple);
-  LLVMSetDataLayout(mod, dl);
-  LLVMDisposeMessage(dl);
-  LLVMDisposeTargetData(layout);
+  LLVMSetDataLayout(mod, m->layout);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(mod, KERNEL_PIPELINE, tm, opts);
   LLVMDisposePassBuilderOptions(opts);
@@ -390,7 +467,7 @@ static ixj_status compile_object(jit_llvm *j, const char *cpu, const char *featu
 done:
   if (mod) LLVMDisposeModule(mod);
   LLVMContextDispose(ctx);
-  LLVMDisposeTargetMachine(tm);
+  machine_put(j, m);
   lap(PHASE(ph, codegen), &t); /* with the module's disposal: part of its cost */
   return st;
 }
@@ -407,7 +484,7 @@ ixj_status ixj__jit_llvm_object_for(jit_llvm *j, const jit_cpu *cpu, const char 
 ixj_status ixj__jit_llvm_object_timed(jit_llvm *j, const jit_cpu *cpu, const char *ir, void **object, size_t *size,
                                       jit_phases *ph, ixj_error *err) {
   LLVMMemoryBufferRef obj = NULL;
-  ixj_status st = compile_object(j, cpu ? cpu->cpu : j->cpu, cpu ? cpu->features : j->features, ir, &obj, ph, err);
+  ixj_status st = compile_object(j, cpu, ir, &obj, ph, err);
   if (st != IXJ_OK) return st;
   *size = LLVMGetBufferSize(obj);
   *object = malloc(*size ? *size : 1);
