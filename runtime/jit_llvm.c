@@ -358,6 +358,26 @@ const char *ixj__jit_llvm_host_features(const jit_llvm *j) { return j->enabled; 
 static const char KERNEL_PIPELINE[] = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,"
                                       "loop-mssa(licm),loop-unroll,loop-vectorize,instcombine<no-verify-fixpoint>,"
                                       "simplifycfg)";
+/* The same without the vectorizer, for modules whose every function says
+ * it has nothing for it (the tiled template's "ixjit-no-vectorize": its
+ * vectors are the emitter's, and all the vectorizer ever took were the edge
+ * loops, where it made a 1000 x 1000 transpose's code twice the size and its
+ * compile 2.4x as long for no measurable bandwidth; with in-cache shapes it
+ * spent 5-7 ms proving it had nothing to do: docs/hot-path.md). */
+static const char SCALAR_PIPELINE[] = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,"
+                                      "loop-mssa(licm),loop-unroll,instcombine<no-verify-fixpoint>,simplifycfg)";
+
+/* Whether every function defined in mod carries "ixjit-no-vectorize". */
+static bool nothing_to_vectorize(LLVMModuleRef mod) {
+  static const char key[] = "ixjit-no-vectorize";
+  bool any = false;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    if (!LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, key, sizeof key - 1)) return false;
+    any = true;
+  }
+  return any;
+}
 
 /* The calling thread's CPU time, ms. */
 static double thread_ms(void) {
@@ -453,7 +473,7 @@ static ixj_status compile_object(jit_llvm *j, const jit_cpu *cpu, const char *ir
   LLVMSetTarget(mod, j->triple);
   LLVMSetDataLayout(mod, m->layout);
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(mod, KERNEL_PIPELINE, tm, opts);
+  LLVMErrorRef e = LLVMRunPasses(mod, nothing_to_vectorize(mod) ? SCALAR_PIPELINE : KERNEL_PIPELINE, tm, opts);
   LLVMDisposePassBuilderOptions(opts);
   if (e) {
     st = llvm_fail(err, e, "optimizing");

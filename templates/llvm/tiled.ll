@@ -9,7 +9,9 @@
 ; in one block, one contiguous run deinterleaved into its rows);
 ; the rows and columns left over at the space's edges move one by one.
 ; signature: @@SIGNATURE@@
-define @@LINKAGE@@void @@@NAME@@(ptr %ptrs, ptr %offs, i64 %begin, i64 %end) nounwind @@ATTRIBUTES@@ {
+; "ixjit-no-vectorize": its vectors are written here; the JIT leaves LLVM's
+; loop vectorizer out of a module of such functions (runtime/jit_llvm.c)
+define @@LINKAGE@@void @@@NAME@@(ptr %ptrs, ptr %offs, i64 %begin, i64 %end) nounwind "ixjit-no-vectorize" @@ATTRIBUTES@@ {
 entry:
 @@SETUP@@
   br label %tile
