@@ -415,11 +415,6 @@ static machine *machine_take(jit_llvm *j, const jit_cpu *cpu) {
   m->tm = LLVMCreateTargetMachine(j->llvm_target, j->triple, cpu ? cpu->cpu : j->cpu, cpu ? cpu->features : j->features,
                                   LLVMCodeGenLevelDefault, LLVMRelocPIC, LLVMCodeModelJITDefault);
   if (m->tm) {
-    /* FastISel selects what it can (scalar index arithmetic, plain loads and
-     * stores) and hands each instruction it cannot (shuffles, masked stores)
-     * to SelectionDAG: code generation 10-20% shorter for the elementwise
-     * kernels, 5% for tiled ones, bandwidth unchanged (docs/hot-path.md) */
-    LLVMSetTargetMachineFastISel(m->tm, 1);
     LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(m->tm);
     m->layout = LLVMCopyStringRepOfTargetData(layout);
     LLVMDisposeTargetData(layout);
