@@ -84,13 +84,14 @@ static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
 /* Below these many bytes moved (read + written) a launch runs on the
  * caller's thread and never wakes the pool: waking it and joining cost more
  * than a second core saves. Measured on the 2-core development VM (a build
- * that always used the pool, copies of 2^10..2^21 floats, a 1-thread against
- * a 2-thread context, medians of 41 runs; docs/cpu-path.md): contiguous and
- * elementwise copies gained from a second thread only from 2 MiB moved (at 1
- * MiB it still cost 1.1-1.5x), transposes, which spend more per byte, from
- * 64 KiB. */
+ * that always used the pool, a 1-thread against a 2-thread context, medians
+ * of 31-41 runs; docs/cpu-path.md): contiguous and elementwise copies gained
+ * from a second thread only from 2 MiB moved (at 1 MiB it still cost
+ * 1.1-1.5x); transposes, since their in-register kernels, also only from
+ * about 2 MiB (0.3-0.6x below 1.5 MiB, 1.1-1.2x at 1.8-2 MiB, 1.5-1.9x from
+ * 4 MiB; waking the worker costs 6-20 us here). */
 #define INLINE_BYTES_ELEMENTWISE ((uint64_t)1 << 20)
-#define INLINE_BYTES_TILED ((uint64_t)64 << 10)
+#define INLINE_BYTES_TILED ((uint64_t)2 << 20)
 
 static bool run_inline(const cpu_launch_desc *d) {
   uint64_t bytes = (uint64_t)d->count * d->elem_size * (d->op == IXJ_OP_FILL ? 1 : 2);

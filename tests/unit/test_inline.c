@@ -1,6 +1,6 @@
 /* Small work runs on the caller's thread (runtime/backend_cpu.c): on a
  * 2-thread context, copies and fills below the measured thresholds (1 MiB
- * moved elementwise or by memcpy, 64 KiB for transposes) hand no job to the
+ * moved elementwise or by memcpy, 2 MiB for transposes) hand no job to the
  * pool, larger ones do; every result is checked against the reference
  * interpreter either way. Internal API: the pool's job counter. */
 #include "context_internal.h"
@@ -45,8 +45,8 @@ static void test_thresholds(void **state) {
   one(IXJ_OP_COPY, "iota 1024 512", "iota 1024 512", true);                  /* memcpy, 4 MiB */
   one(IXJ_OP_COPY, "iota 256 256", "iota 256 256 | slice ::-1 ::-1", false); /* elementwise, 512 KiB */
   one(IXJ_OP_COPY, "iota 512 512", "iota 512 512 | slice ::-1 ::-1", true);  /* elementwise, 2 MiB */
-  one(IXJ_OP_COPY, "iota 64 64", "iota 64 64 | permute 1 0", false);         /* tiled, 32 KiB */
-  one(IXJ_OP_COPY, "iota 128 128", "iota 128 128 | permute 1 0", true);      /* tiled, 128 KiB */
+  one(IXJ_OP_COPY, "iota 362 362", "iota 362 362 | permute 1 0", false);     /* tiled, 1 MiB */
+  one(IXJ_OP_COPY, "iota 512 512", "iota 512 512 | permute 1 0", true);      /* tiled, 2 MiB */
   one(IXJ_OP_FILL, "iota 512 256 | slice ::-1", NULL, false);                /* fill, 512 KiB written */
   one(IXJ_OP_FILL, "iota 1024 512 | slice ::-1", NULL, true);                /* fill, 2 MiB */
   ixj_context_destroy(ctx);
