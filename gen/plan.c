@@ -187,6 +187,22 @@ static int fusable_a_partner(const ixj_plan *p, const plan_request *req, int q) 
   return -1;
 }
 
+/* Whether the destination's first element and the stride of every dim
+ * below `upto` but `skip` (-1: none) lie on 64-byte lines: the blocks of a
+ * tiled plan then start their rows on lines, which aligned streaming stores
+ * need (an aligned store to an address off its line faults). Unsigned: a
+ * stride's product with the element size mod 64 is right even where it
+ * wraps. */
+static bool dst_on_lines(const ixj_plan *p, const plan_request *req, int upto, int skip) {
+  const plan_operand *dst = &p->operand[0];
+  uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
+  uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
+  bool lines = start % 64 == 0;
+  for (int j = 0; j < upto; j++)
+    if (j != skip) lines = lines && (uint64_t)dst->stride[j] * (uint64_t)p->elem_size % 64 == 0;
+  return lines;
+}
+
 /* CPU transposes: square macro-tiles of T x T elements made of V x V
  * in-register transposes, V the lanes of one host vector (2 for 16-byte elements on AVX2,
  * 64 for bytes on AVX-512); the emitter moves 64 bytes of destination row at a
@@ -210,79 +226,44 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   p->vector_bytes = v * e;
   p->tile = t;
   /* aligned rows: the destination's start and the stride of every dim but a
-   * (the row pitch, b_inner's outer part and the dims outside the tile) on
-   * cache lines: blocks store whole lines, which is what streaming stores
-   * need, and an aligned store to an address off its line faults */
-  const plan_operand *dst = &p->operand[0];
-  uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
-  uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
-  bool lines = start % 64 == 0;
-  for (int j = 0; j < p->rank - 1; j++) /* unsigned: the product mod 64 is right even where it wraps */
-    if (!(p->a_inner && j == p->rank - 3)) lines = lines && (uint64_t)dst->stride[j] * (uint64_t)e % 64 == 0;
-  p->dst_aligned = dst->stride[p->rank - 1] == 1 && lines &&
+   * (the row pitch, b_inner's outer part and the dims outside the tile; a
+   * fused a's outer part is a's) on lines, blocks storing whole lines */
+  p->dst_aligned = p->operand[0].stride[p->rank - 1] == 1 && dst_on_lines(p, req, p->rank - 1, p->a_inner ? p->rank - 3 : -1) &&
                    extent_a * e >= 64; /* a row shorter than a line would stream partial lines */
 }
 
-/* CPU zips: a of extent k < 8 and contiguous with b in the destination (b's
- * stride k), so k source rows interleave into one contiguous run. Blocks of
- * V = one host vector of elements along b; the tiles hold 4 KiB of output or
- * more (a tile's decomposition is paid once per tile). Aligned (and so
- * streamed, when the plan streams) when the destination's start and its
- * outer strides lie on lines: each block then starts on a vector boundary. */
-static void choose_zip_tile(ixj_plan *p, const plan_request *req) {
-  int e = (int)p->elem_size, v = cpu_micro(req, p->elem_size), k = p->zip;
+/* CPU zips and unzips: one of the two unit dims is short (k = 2..7) and
+ * the other continues it (its stride k) on the same side, so each block
+ * moves k rows of one vector each and one contiguous run of k vectors.
+ *   zip: the destination's unit dim `last` is short and q (the source's
+ *   unit dim) continues it in the destination: k source rows interleave
+ *   into one destination run (NCHW -> NHWC with 3 channels);
+ *   unzip: q is short and `last` continues it in the source: one source run
+ *   deinterleaves into k destination rows (NHWC -> NCHW).
+ * Nothing rotated; the long dim at least two vectors. */
+static bool short_run(const ixj_plan *p, const plan_request *req, int q, bool zip) {
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  int last = p->rank - 1;
+  int64_t k = zip ? p->shape[last] : p->shape[q], along = zip ? p->shape[q] : p->shape[last];
+  int64_t continued = zip ? dst->stride[q] : src->stride[last];
+  if (req->gpu || p->elem_size > 8 || k < 2 || k >= 8 || dst->stride[last] != 1 || continued != k) return false;
+  for (int j = 0; j < p->rank; j++)
+    if (dst->rotate[j] || src->rotate[j]) return false;
+  return along >= 2 * cpu_micro(req, p->elem_size);
+}
+
+/* Blocks of V = one host vector of elements along the long dim; tiles of
+ * about 4 KiB of output or more (a tile's decomposition is paid once per
+ * tile). Aligned (and so streamed, when the plan streams) when every block
+ * starts on a line: a zip's block is one run from (b, 0), so the strides
+ * outside the tile count; an unzip's k rows start at (b, a), so b's too. */
+static void choose_run_tile(ixj_plan *p, const plan_request *req, int k) {
+  int e = (int)p->elem_size, v = cpu_micro(req, p->elem_size);
   int t = 4096 / (k * e) / v * v;
   p->micro = v;
   p->vector_bytes = v * e;
   p->tile = t > v ? t : v;
-  const plan_operand *dst = &p->operand[0];
-  uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
-  uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
-  bool lines = start % 64 == 0;
-  for (int j = 0; j < p->rank - 2; j++) lines = lines && (uint64_t)dst->stride[j] * (uint64_t)e % 64 == 0;
-  p->dst_aligned = lines;
-}
-
-/* The dim q (the source's unit dim) a zip interleaves: the destination's
- * unit dim `last` is short (2..7), continued by q (stride k), nothing
- * rotated, q at least two vectors long. */
-static bool zippable(const ixj_plan *p, const plan_request *req, int q) {
-  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
-  int last = p->rank - 1;
-  int64_t k = p->shape[last];
-  if (req->gpu || p->elem_size > 8 || k < 2 || k >= 8 || dst->stride[last] != 1 || dst->stride[q] != k) return false;
-  for (int j = 0; j < p->rank; j++)
-    if (dst->rotate[j] || src->rotate[j]) return false;
-  return p->shape[q] >= 2 * cpu_micro(req, p->elem_size);
-}
-
-/* The mirror, an unzip: the source's unit dim q is short (2..7) and the
- * destination's unit dim `last` continues it in the source (stride k), so
- * each block deinterleaves k vectors of contiguous source into k
- * destination rows. Tiles of about 4 KiB along a; aligned (streamed) when
- * the destination's start and every stride but its unit one lie on lines. */
-static bool unzippable(const ixj_plan *p, const plan_request *req, int q) {
-  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
-  int last = p->rank - 1;
-  int64_t k = p->shape[q];
-  if (req->gpu || p->elem_size > 8 || k < 2 || k >= 8 || dst->stride[last] != 1 || src->stride[last] != k) return false;
-  for (int j = 0; j < p->rank; j++)
-    if (dst->rotate[j] || src->rotate[j]) return false;
-  return p->shape[last] >= 2 * cpu_micro(req, p->elem_size);
-}
-
-static void choose_unzip_tile(ixj_plan *p, const plan_request *req) {
-  int e = (int)p->elem_size, v = cpu_micro(req, p->elem_size), k = p->unzip;
-  int t = 4096 / (k * e) / v * v;
-  p->micro = v;
-  p->vector_bytes = v * e;
-  p->tile = t > v ? t : v;
-  const plan_operand *dst = &p->operand[0];
-  uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
-  uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
-  bool lines = start % 64 == 0;
-  for (int j = 0; j < p->rank - 1; j++) lines = lines && (uint64_t)dst->stride[j] * (uint64_t)e % 64 == 0;
-  p->dst_aligned = lines;
+  p->dst_aligned = dst_on_lines(p, req, p->zip ? p->rank - 2 : p->rank - 1, -1);
 }
 
 static void choose_strategy(ixj_plan *p, const plan_request *req) {
@@ -324,7 +305,8 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
   /* the source's unit-stride dim becomes dim r-2: tile (r-2, r-1) */
   for (int q = last - 1; q >= 0; q--) {
     if (src->stride[q] != 1 || src->rotate[q] || dst->rotate[q] || src->rotate[last]) continue;
-    if (p->shape[last] < 8 && zippable(p, req, q)) {
+    bool zip = p->shape[last] < 8 && short_run(p, req, q, true);
+    if (zip || (p->shape[q] < 8 && short_run(p, req, q, false))) { /* tile (q, last) as one run per block */
       int order[IXJ_MAX_RANK], m = 0;
       for (int k = 0; k < r; k++)
         if (k != q && k != last) order[m++] = k;
@@ -332,20 +314,9 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
       order[m++] = last;
       select_dims(p, order, m);
       p->strategy = PLAN_TILED;
-      p->zip = (int)p->shape[r - 1];
-      choose_zip_tile(p, req);
-      return;
-    }
-    if (p->shape[q] < 8 && unzippable(p, req, q)) {
-      int order[IXJ_MAX_RANK], m = 0;
-      for (int k = 0; k < r; k++)
-        if (k != q && k != last) order[m++] = k;
-      order[m++] = q;
-      order[m++] = last;
-      select_dims(p, order, m);
-      p->strategy = PLAN_TILED;
-      p->unzip = (int)p->shape[r - 2];
-      choose_unzip_tile(p, req);
+      if (zip) p->zip = (int)p->shape[r - 1];
+      else p->unzip = (int)p->shape[r - 2];
+      choose_run_tile(p, req, zip ? p->zip : p->unzip);
       return;
     }
     int hi = p->shape[q] < 8 && !req->gpu ? fusable_partner(p, req, q) : -1;

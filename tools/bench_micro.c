@@ -421,13 +421,39 @@ static bool miss_async_micro(int reps, bench_run *run, char *msg, size_t msg_siz
   return ok;
 }
 
+/* A plain C loop specialized for the shape (constant bounds, compiled ahead
+ * of time with the bench's flags: what a user would write by hand), for the
+ * small transposes below. */
+static void c_loop_16(float *restrict d, const float *restrict s) {
+  for (int i = 0; i < 16; i++)
+    for (int j = 0; j < 16; j++) d[i * 16 + j] = s[j * 16 + i];
+}
+
+static void c_loop_128(float *restrict d, const float *restrict s) {
+  for (int i = 0; i < 128; i++)
+    for (int j = 0; j < 128; j++) d[i * 128 + j] = s[j * 128 + i];
+}
+
 /* A prepared kernel's run (include/ixjit/kernel.h) against ixj_copy on a
- * hit, both over a 1 KiB float copy (a memcpy plan: what is left is the
- * overhead) and the 8x8 float transpose, buffers aligned, ns per call. */
+ * hit, buffers aligned, ns per call: a 1 KiB float copy (a memcpy plan: what
+ * is left is the overhead) and the 8x8 float transpose; and the default
+ * suite's 1 KiB (16 x 16) and 64 KiB (128 x 128) float transposes against
+ * the C loops above too (issue 10's small copies: the kernel itself must not
+ * be the cost). The loops are called through a volatile pointer, so that
+ * they run every time; their result is compared with the kernel's once. */
 static bool prepared_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
-  static _Alignas(64) float x[256], y[256];
-  static const char *const cases[][3] = {{"run_1k_copy", "iota 256", "iota 256"},
-                                         {"run_8x8_transpose", "iota 8 8", "iota 8 8 | permute 1 0"}};
+  static _Alignas(64) float x[128 * 128], y[128 * 128], z[128 * 128];
+  typedef void (*loop_fn)(float *restrict, const float *restrict);
+  static const struct {
+    const char *name, *dst, *src;
+    size_t floats;
+    int calls;
+    loop_fn loop;
+  } cases[] = {{"run_1k_copy", "iota 256", "iota 256", 256, HOT_CALLS, NULL},
+               {"run_8x8_transpose", "iota 8 8", "iota 8 8 | permute 1 0", 64, HOT_CALLS, NULL},
+               {"tiny_1k_t", "iota 16 16", "iota 16 16 | permute 1 0", 256, HOT_CALLS, c_loop_16},
+               {"tiny_64k_t", "iota 128 128", "iota 128 128 | permute 1 0", 128 * 128, HOT_CALLS / 20, c_loop_128}};
+  for (int i = 0; i < 128 * 128; i++) x[i] = (float)i;
   ixj_context *ctx = NULL;
   ixj_error err = {0};
   bool ok = true;
@@ -439,84 +465,13 @@ static bool prepared_micro(int reps, bench_run *run, char *msg, size_t msg_size)
   for (size_t c = 0; ok && c < sizeof cases / sizeof *cases; c++) {
     ixj_ixfun *fd = NULL, *fs = NULL;
     ixj_kernel *k = NULL;
-    bench_result *pr = micro_result(run, cases[c][0], "ixj_kernel_run", "ns");
-    bench_result *cp = micro_result(run, cases[c][0], "ixj_copy", "ns");
-    if (!pr || !cp || ixj_ixfun_parse(cases[c][1], &fd, &err) != IXJ_OK ||
-        ixj_ixfun_parse(cases[c][2], &fs, &err) != IXJ_OK || ixj_prepare_copy(ctx, fd, fs, 4, 0, &k, &err) != IXJ_OK) {
-      snprintf(msg, msg_size, "prepared: %s", pr && cp ? err.message : "out of memory");
-      ok = false;
-    } else {
-      ixj_buffer d = {y, sizeof y}, s = {x, sizeof x};
-      ixj_operand od = {y, sizeof y, fd}, os = {x, sizeof x, fs};
-      bool calls_ok = ixj_copy(ctx, &od, &os, 4, NULL, NULL) == IXJ_OK;
-      pr->iterations = cp->iterations = HOT_CALLS;
-      for (int r = 0; r < reps; r++) { /* interleaved */
-        double t0 = now_ms();
-        for (int i = 0; i < HOT_CALLS; i++) calls_ok &= ixj_kernel_run(k, d, 1, &s, NULL, NULL) == IXJ_OK;
-        double t1 = now_ms();
-        for (int i = 0; i < HOT_CALLS; i++) calls_ok &= ixj_copy(ctx, &od, &os, 4, NULL, NULL) == IXJ_OK;
-        double t2 = now_ms();
-        pr->sec[pr->reps++] = (t1 - t0) * 1e-3 / HOT_CALLS;
-        cp->sec[cp->reps++] = (t2 - t1) * 1e-3 / HOT_CALLS;
-      }
-      if (!calls_ok) {
-        snprintf(msg, msg_size, "prepared: %s: a call failed", cases[c][0]);
-        ok = false;
-      }
-    }
-    ixj_kernel_release(k);
-    ixj_ixfun_free(fd);
-    ixj_ixfun_free(fs);
-  }
-  ixj_context_destroy(ctx);
-  return ok;
-}
-
-/* Small transposes, the kernel itself against a plain C loop specialized
- * for the shape (constant bounds, compiled ahead of time with the bench's
- * flags: what a user would write by hand), the 1 KiB (16 x 16) and 64 KiB
- * (128 x 128) float transposes of the default suite, ns per call: the
- * prepared kernel's run (1 thread: small work runs on the caller's thread)
- * and ixj_copy on a hit. The loops are called through a volatile pointer, so
- * they run every time; the results are compared once. */
-static void c_loop_16(float *restrict d, const float *restrict s) {
-  for (int i = 0; i < 16; i++)
-    for (int j = 0; j < 16; j++) d[i * 16 + j] = s[j * 16 + i];
-}
-
-static void c_loop_128(float *restrict d, const float *restrict s) {
-  for (int i = 0; i < 128; i++)
-    for (int j = 0; j < 128; j++) d[i * 128 + j] = s[j * 128 + i];
-}
-
-static bool small_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
-  static _Alignas(64) float x[128 * 128], y[128 * 128], z[128 * 128];
-  typedef void (*loop_fn)(float *restrict, const float *restrict);
-  static const struct {
-    const char *name, *dst, *src;
-    int n, calls;
-    loop_fn loop;
-  } cases[] = {{"tiny_1k_t", "iota 16 16", "iota 16 16 | permute 1 0", 16, HOT_CALLS, c_loop_16},
-               {"tiny_64k_t", "iota 128 128", "iota 128 128 | permute 1 0", 128, HOT_CALLS / 20, c_loop_128}};
-  for (int i = 0; i < 128 * 128; i++) x[i] = (float)i;
-  ixj_context *ctx = NULL;
-  ixj_error err = {0};
-  bool ok = true;
-  ixj_context_options o = {.num_threads = 1, .disk_cache = -1};
-  if (ixj_context_create(&o, &ctx, &err) != IXJ_OK) {
-    snprintf(msg, msg_size, "small: %s", err.message);
-    return false;
-  }
-  for (size_t c = 0; ok && c < sizeof cases / sizeof *cases; c++) {
-    ixj_ixfun *fd = NULL, *fs = NULL;
-    ixj_kernel *k = NULL;
-    size_t bytes = (size_t)cases[c].n * (size_t)cases[c].n * sizeof(float);
-    bench_result *cl = micro_result(run, cases[c].name, "c_loop", "ns");
+    size_t bytes = cases[c].floats * sizeof(float);
+    bench_result *cl = cases[c].loop ? micro_result(run, cases[c].name, "c_loop", "ns") : NULL;
     bench_result *pr = micro_result(run, cases[c].name, "ixj_kernel_run", "ns");
     bench_result *cp = micro_result(run, cases[c].name, "ixj_copy", "ns");
-    if (!cl || !pr || !cp || ixj_ixfun_parse(cases[c].dst, &fd, &err) != IXJ_OK ||
+    if ((cases[c].loop && !cl) || !pr || !cp || ixj_ixfun_parse(cases[c].dst, &fd, &err) != IXJ_OK ||
         ixj_ixfun_parse(cases[c].src, &fs, &err) != IXJ_OK || ixj_prepare_copy(ctx, fd, fs, 4, 0, &k, &err) != IXJ_OK) {
-      snprintf(msg, msg_size, "small: %s", cl && pr && cp ? err.message : "out of memory");
+      snprintf(msg, msg_size, "prepared: %s", pr && cp ? err.message : "out of memory");
       ok = false;
     } else {
       loop_fn volatile loop = cases[c].loop;
@@ -524,23 +479,26 @@ static bool small_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
       ixj_operand od = {y, bytes, fd}, os = {x, bytes, fs};
       int calls = cases[c].calls;
       bool calls_ok = ixj_copy(ctx, &od, &os, 4, NULL, NULL) == IXJ_OK;
-      loop(z, x);
-      calls_ok &= memcmp(y, z, bytes) == 0;
-      cl->iterations = pr->iterations = cp->iterations = calls;
+      if (loop) {
+        loop(z, x);
+        calls_ok &= memcmp(y, z, bytes) == 0;
+        cl->iterations = calls;
+      }
+      pr->iterations = cp->iterations = calls;
       for (int r = 0; r < reps; r++) { /* interleaved */
         double t0 = now_ms();
-        for (int i = 0; i < calls; i++) loop(z, x);
+        for (int i = 0; loop && i < calls; i++) loop(z, x);
         double t1 = now_ms();
         for (int i = 0; i < calls; i++) calls_ok &= ixj_kernel_run(k, d, 1, &s, NULL, NULL) == IXJ_OK;
         double t2 = now_ms();
         for (int i = 0; i < calls; i++) calls_ok &= ixj_copy(ctx, &od, &os, 4, NULL, NULL) == IXJ_OK;
         double t3 = now_ms();
-        cl->sec[cl->reps++] = (t1 - t0) * 1e-3 / calls;
+        if (loop) cl->sec[cl->reps++] = (t1 - t0) * 1e-3 / calls;
         pr->sec[pr->reps++] = (t2 - t1) * 1e-3 / calls;
         cp->sec[cp->reps++] = (t3 - t2) * 1e-3 / calls;
       }
       if (!calls_ok) {
-        snprintf(msg, msg_size, "small: %s: a call failed or its result differs from the C loop's", cases[c].name);
+        snprintf(msg, msg_size, "prepared: %s: a call failed or its result differs from the C loop's", cases[c].name);
         ok = false;
       }
     }
@@ -632,7 +590,7 @@ static bool divmod_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
 bool bench_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
   if (reps > BENCH_MAX_REPS) reps = BENCH_MAX_REPS;
   return cache_micro(reps, run, msg, msg_size) && hot_micro(reps, run, msg, msg_size) &&
-         prepared_micro(reps, run, msg, msg_size) && small_micro(reps, run, msg, msg_size) &&
+         prepared_micro(reps, run, msg, msg_size) &&
          prepared_threads_micro(reps, run, msg, msg_size) && miss_async_micro(reps, run, msg, msg_size) &&
          divmod_micro(reps, run, msg, msg_size);
 }
