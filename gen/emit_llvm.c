@@ -685,50 +685,34 @@ static void emit_micro_unzip(emitter *e, text *t, int src_at, const int *dst_row
   }
 }
 
-/* base + the offset of tile coordinate b (S64) in operand o: b times the
- * stride of b's dim, or, for a fused b, (b >> log2 b_inner) * the outer
- * stride + (b & (b_inner - 1)) * the inner one. */
-static int tile_b_offset(emitter *e, int base, int b, const plan_operand *o) {
+/* A tile coordinate c runs over dim `lo`, or, fused (inner: lo's extent, a
+ * power of two), over dims (hi, lo): b over (rank-3, rank-2) when b_inner is
+ * set, a over (rank-3, rank-1) when a_inner is. */
+typedef struct tile_dim {
+  int inner, hi, lo;
+} tile_dim;
+
+static tile_dim tile_b(const ixj_plan *p) { return (tile_dim){p->b_inner, p->rank - 3, p->rank - 2}; }
+static tile_dim tile_a(const ixj_plan *p) { return (tile_dim){p->a_inner, p->rank - 3, p->rank - 1}; }
+
+/* base + the offset of tile coordinate c (S64) in operand o: c times the
+ * stride of its dim, or, fused, (c >> log2 inner) * hi's stride + (c &
+ * (inner - 1)) * lo's. */
+static int tile_offset(emitter *e, int base, int c, const plan_operand *o, tile_dim t) {
   const ixj_plan *p = e->p;
   iprog *g = &e->lw.prog;
-  int qb = p->rank - 2;
-  if (!p->b_inner) return ixj__lower_offset(&e->lw, base, 1, &b, &o->stride[qb], (int64_t[]){0}, &p->shape[qb]);
-  int k = 0;
-  while ((1 << k) < p->b_inner) k++;
-  int coord[2] = {ixj__iprog_emit(g, IOP_LSHR, IPROG_S64, 0, b, -1, -1, k),
-                  ixj__iprog_emit(g, IOP_AND, IPROG_S64, 0, b, ixj__iprog_const_s64(g, p->b_inner - 1), -1, 0)};
-  int64_t zero[2] = {0, 0}, extent[2] = {p->shape[qb - 1], p->shape[qb]};
-  return ixj__lower_offset(&e->lw, base, 2, coord, &o->stride[qb - 1], zero, extent);
-}
-
-/* The offset of b0 + i minus that of b0, for b0 a multiple of the micro
- * edge (so of b_inner): a constant. */
-static int64_t tile_b_step(const ixj_plan *p, const plan_operand *o, int i) {
-  int qb = p->rank - 2;
-  if (!p->b_inner) return (int64_t)i * o->stride[qb];
-  return (int64_t)(i / p->b_inner) * o->stride[qb - 1] + (int64_t)(i % p->b_inner) * o->stride[qb];
-}
-
-/* base + the offset of tile coordinate a (S64) in operand o: a times the
- * stride of a's dim, or, for a fused a, (a >> log2 a_inner) * the stride of
- * dim rank-3 + (a & (a_inner - 1)) * a's. */
-static int tile_a_offset(emitter *e, int base, int a, const plan_operand *o) {
-  const ixj_plan *p = e->p;
-  iprog *g = &e->lw.prog;
-  int qa = p->rank - 1, hi = p->rank - 3;
-  if (!p->a_inner) return ixj__lower_offset(&e->lw, base, 1, &a, &o->stride[qa], (int64_t[]){0}, &p->shape[qa]);
-  int coord[2] = {ixj__iprog_emit(g, IOP_LSHR, IPROG_S64, 0, a, -1, -1, log2_of((size_t)p->a_inner)),
-                  ixj__iprog_emit(g, IOP_AND, IPROG_S64, 0, a, ixj__iprog_const_s64(g, p->a_inner - 1), -1, 0)};
-  int64_t zero[2] = {0, 0}, stride[2] = {o->stride[hi], o->stride[qa]}, extent[2] = {p->shape[hi], p->shape[qa]};
+  if (!t.inner) return ixj__lower_offset(&e->lw, base, 1, &c, &o->stride[t.lo], (int64_t[]){0}, &p->shape[t.lo]);
+  int coord[2] = {ixj__iprog_emit(g, IOP_LSHR, IPROG_S64, 0, c, -1, -1, log2_of((size_t)t.inner)),
+                  ixj__iprog_emit(g, IOP_AND, IPROG_S64, 0, c, ixj__iprog_const_s64(g, t.inner - 1), -1, 0)};
+  int64_t zero[2] = {0, 0}, stride[2] = {o->stride[t.hi], o->stride[t.lo]}, extent[2] = {p->shape[t.hi], p->shape[t.lo]};
   return ixj__lower_offset(&e->lw, base, 2, coord, stride, zero, extent);
 }
 
-/* The offset of a0 + i minus that of a0, for a0 a multiple of the micro
- * edge (so of a_inner): a constant. */
-static int64_t tile_a_step(const ixj_plan *p, const plan_operand *o, int i) {
-  int qa = p->rank - 1;
-  if (!p->a_inner) return (int64_t)i * o->stride[qa];
-  return (int64_t)(i / p->a_inner) * o->stride[p->rank - 3] + (int64_t)(i % p->a_inner) * o->stride[qa];
+/* The offset of c0 + i minus that of c0, for c0 a multiple of the micro
+ * edge (so of inner): a constant. */
+static int64_t tile_step(const plan_operand *o, int i, tile_dim t) {
+  if (!t.inner) return (int64_t)i * o->stride[t.lo];
+  return (int64_t)(i / t.inner) * o->stride[t.hi] + (int64_t)(i % t.inner) * o->stride[t.lo];
 }
 
 static ixj_status emit_tiled(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
@@ -790,8 +774,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   int bi = input(e, IPROG_S64, "%%bi", 0), ai = input(e, IPROG_S64, "%%ai", 0), v = p->micro;
   int bb = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[0], bi, -1, 0);
   int ab = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[1], ai, -1, 0);
-  int sbase = tile_a_offset(e, tile_b_offset(e, os, bb, src), ab, src);
-  int dbase = tile_a_offset(e, tile_b_offset(e, od, bb, dst), ab, dst);
+  int sbase = tile_offset(e, tile_offset(e, os, bb, src, tile_b(p)), ab, src, tile_a(p));
+  int dbase = tile_offset(e, tile_offset(e, od, bb, dst, tile_b(p)), ab, dst, tile_a(p));
   /* blocks side by side along a until a destination row piece is a cache line */
   int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1, src_row[128], dst_row[128];
   while (group > 1 && (int64_t)v * group > extent[1]) group /= 2; /* rows shorter than a line */
@@ -812,7 +796,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                                  ixj__iprog_const_s64(g, (int64_t)k * src->stride[qa]), -1, 0);
   for (int k = 0; k < (p->zip || p->unzip ? 0 : group); k++)
     for (int i = 0; i < v; i++) { /* block k: columns a + k v ...; its row i, its destination row i */
-      int64_t so = tile_a_step(p, src, k * v + i), dso = tile_b_step(p, dst, i) + tile_a_step(p, dst, k * v);
+      int64_t so = tile_step(src, k * v + i, tile_a(p));
+      int64_t dso = tile_step(dst, i, tile_b(p)) + tile_step(dst, k * v, tile_a(p));
       src_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, sbase, ixj__iprog_const_s64(g, so), -1, 0);
       dst_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, dbase, ixj__iprog_const_s64(g, dso), -1, 0);
     }
@@ -837,10 +822,10 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
 
   /* the edges: a row b, then each element a of it */
   int b = input(e, IPROG_S64, "%%b", 0), a = input(e, IPROG_S64, "%%a", 0);
-  int odb = tile_b_offset(e, od, b, dst), osb = tile_b_offset(e, os, b, src);
+  int odb = tile_offset(e, od, b, dst, tile_b(p)), osb = tile_offset(e, os, b, src, tile_b(p));
   flush(e, &part[TL_BROW]);
-  int dsti = tile_a_offset(e, odb, a, dst);
-  int srci = tile_a_offset(e, osb, a, src);
+  int dsti = tile_offset(e, odb, a, dst, tile_a(p));
+  int srci = tile_offset(e, osb, a, src, tile_a(p));
   flush(e, &part[TL_ACOL]);
   emit_move(e, &part[TL_ACOL], dsti, 1, srci);
 
