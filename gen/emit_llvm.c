@@ -27,7 +27,10 @@ enum {
   MD_DST_SCOPE,   /* the destination's scope */
   MD_SRC_SCOPE,   /* the sources' scope */
   MD_DST_LIST,    /* {dst scope}: alias.scope of stores, noalias of loads */
-  MD_SRC_LIST     /* {src scope}: alias.scope of loads, noalias of stores */
+  MD_SRC_LIST,    /* {src scope}: alias.scope of loads, noalias of stores */
+  MD_NO_UNROLL,   /* llvm.loop.unroll.disable */
+  MD_SEGMENTS,    /* the loop id of an elementwise row's segments: not unrolled */
+  MD_COUNT
 };
 
 typedef struct emitter {
@@ -193,11 +196,12 @@ static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
 static const char *exit_code(const ixj_plan *p) { return p->nontemporal ? "  fence seq_cst" : ""; }
 
 static ixj_status fill_metadata(char **out, ixj_error *err) {
-  char ids[6][8];
-  for (int k = 0; k < 6; k++) snprintf(ids[k], sizeof ids[k], "%d", k);
+  char ids[MD_COUNT][8];
+  for (int k = 0; k < MD_COUNT; k++) snprintf(ids[k], sizeof ids[k], "%d", k);
   const char *kv[] = {"MD_NONTEMPORAL", ids[MD_NONTEMPORAL], "MD_DOMAIN", ids[MD_DOMAIN], "MD_DST_SCOPE",
                       ids[MD_DST_SCOPE], "MD_SRC_SCOPE", ids[MD_SRC_SCOPE], "MD_DST_LIST", ids[MD_DST_LIST],
-                      "MD_SRC_LIST", ids[MD_SRC_LIST]};
+                      "MD_SRC_LIST", ids[MD_SRC_LIST], "MD_NO_UNROLL", ids[MD_NO_UNROLL], "MD_SEGMENTS",
+                      ids[MD_SEGMENTS]};
   return ixj__template_fill(ixj__template_metadata, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
 }
 
@@ -218,6 +222,17 @@ static bool any_oom(const text *t, int n) {
 static const char *body(const text *t) { return t->buf ? t->buf : ""; }
 
 /* ---- elementwise kernels -------------------------------------------------- */
+
+/* A copy of a loop counter that LLVM cannot see through: an empty asm, which
+ * costs no instruction. The addresses the emitter derives from it are a base
+ * plus constants, strength-reduced already; without it LLVM's loop strength
+ * reduction searched formulae for each of them, 40% of a kernel's code
+ * generation (docs/hot-path.md). The templates copy their block and vector
+ * counters this way; the scalar counter %i only where the emitter's own
+ * vectors move the row (row_lanes, vector moves), since LLVM's loop vectorizer,
+ * which elsewhere may vectorize that loop, stops at the asm. */
+#define OPAQUE_COPY(v) "  " v ".o = call i64 asm \"\", \"=r,0\"(i64 " v ") nounwind memory(none)"
+static bool opaque_inner_iv(const ixj_plan *p) { return p->row_lanes > 0 || p->vector_elems > 1; }
 
 enum { EW_ALLOCAS, EW_SETUP, EW_ROW, EW_VSETUP, EW_VECTOR, EW_INNER, EW_CARRY, EW_PARTS };
 
@@ -274,7 +289,7 @@ static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, in
   }
 
   /* the vector at %vi */
-  int vi = input(e, IPROG_S64, "%%vi", 0), shift = input(e, IPROG_S64, "%%vk.shift", 0);
+  int vi = input(e, IPROG_S64, "%%vi.o", 0), shift = input(e, IPROG_S64, "%%vk.shift", 0);
   int od = ixj__lower_offset(lw, row_dst, 1, &vi, &unit, &zero, &p->shape[last]);
   int sc = ixj__iprog_emit(&lw->prog, IOP_ADD, IPROG_S64, IPROG_NSW, vi, shift, -1, 0); /* the source coordinate */
   int os = ixj__lower_offset(lw, row_src, 1, &sc, &s, &zero, &p->shape[last]);
@@ -355,8 +370,9 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
    * vectorizer needs (zext(trunc(i)) hides that). */
   bool wide_inner = !(p->op == IXJ_OP_CAT && p->cat_axis == last);
   for (int o = 0; o < p->num_operands; o++) wide_inner = wide_inner && p->operand[o].rotate[last] == 0;
-  outer[last] = wide_inner ? input(e, IPROG_S64, "%%i", 0)
-                           : ixj__iprog_emit(&lw->prog, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%i", 0), -1, -1, 0);
+  const char *iv = opaque_inner_iv(p) ? "%%i.o" : "%%i";
+  outer[last] = wide_inner ? input(e, IPROG_S64, iv, 0)
+                           : ixj__iprog_emit(&lw->prog, IOP_CAST, lw->index, 0, input(e, IPROG_U64, iv, 0), -1, -1, 0);
   for (int o = 0; o < row_operands; o++) {
     const plan_operand *x = &p->operand[o];
     int v = ixj__lower_offset(lw, row_off[o], 1, &outer[last], &x->stride[last], &x->rotate[last], &p->shape[last]);
@@ -424,19 +440,26 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
   if (st == IXJ_OK && !e->part) st = fill_metadata(&md, err);
   if (st == IXJ_OK && any_oom(part, EW_PARTS)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
   if (st == IXJ_OK) {
-    char extent[32], step[16], lanes[16];
+    char extent[32], step[16], lanes[16], segments[8];
+    snprintf(segments, sizeof segments, "%d", MD_SEGMENTS);
     snprintf(extent, sizeof extent, "%lld", (long long)p->shape[last]);
     snprintf(step, sizeof step, "%d", p->vector_elems);
     snprintf(lanes, sizeof lanes, "%d", p->row_lanes ? p->row_lanes : 1);
     /* 512-bit vectors stay whole even where LLVM's tuning prefers 256 bits */
     bool wide = p->row_lanes && (size_t)p->row_lanes * p->elem_size == 64;
+    /* with the counters opaque, LLVM's loop vectorizer has nothing left to
+     * take: the JIT leaves it out (the objects are the same bytes) */
+    char attributes[96];
+    snprintf(attributes, sizeof attributes, "%s%s", wide ? "\"min-legal-vector-width\"=\"512\" " : "",
+             opaque_inner_iv(p) ? "\"ixjit-no-vectorize\" " : "");
     const char *kv[] = {"STRATEGY", ixj__plan_strategy_name(p->strategy), "SIGNATURE", signature, "NAME", kname,
                         "IT", e->it, "ISTART64", e->lw.index == IPROG_U32 ? "zext i32 %istart to i64" : "add i64 %istart, 0",
                         "ALLOCAS", body(&part[EW_ALLOCAS]), "SETUP", body(&part[EW_SETUP]),
                         "INNER_EXTENT", extent, "ROW_SETUP", body(&part[EW_ROW]), "INNER", body(&part[EW_INNER]),
                         "VECTOR_SETUP", body(&part[EW_VSETUP]), "VECTOR", body(&part[EW_VECTOR]), "LANES", lanes,
                         "NO_VECTORS", p->row_lanes ? "false" : "true",
-                        "ATTRIBUTES", wide ? "\"min-legal-vector-width\"=\"512\" " : "",
+                        "INNER_IV", opaque_inner_iv(p) ? OPAQUE_COPY("%i") : "", "MD_SEGMENTS", segments,
+                        "ATTRIBUTES", attributes,
                         "STEP", step, "CARRY", body(&part[EW_CARRY]), "EXIT", exit_code(p), "METADATA", md ? md : "",
                         "DECLARATIONS", e->part ? "" : e->declare,
                         "LINKAGE", e->part ? "internal " : ""};
@@ -771,7 +794,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   flush(e, &part[TL_TILE]);
 
   /* the block at (b0 + bi, a0 + ai): its V source rows and V destination rows */
-  int bi = input(e, IPROG_S64, "%%bi", 0), ai = input(e, IPROG_S64, "%%ai", 0), v = p->micro;
+  int bi = input(e, IPROG_S64, "%%bi.o", 0), ai = input(e, IPROG_S64, "%%ai.o", 0), v = p->micro;
   int bb = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[0], bi, -1, 0);
   int ab = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[1], ai, -1, 0);
   int sbase = tile_offset(e, tile_offset(e, os, bb, src, tile_b(p)), ab, src, tile_a(p));
@@ -821,7 +844,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   else if (vectors) emit_micro_transpose(e, &part[TL_MICRO], group, src_row, dst_row);
 
   /* the edges: a row b, then each element a of it */
-  int b = input(e, IPROG_S64, "%%b", 0), a = input(e, IPROG_S64, "%%a", 0);
+  int b = input(e, IPROG_S64, "%%b.o", 0), a = input(e, IPROG_S64, "%%a.o", 0);
   int odb = tile_offset(e, od, b, dst, tile_b(p)), osb = tile_offset(e, os, b, src, tile_b(p));
   flush(e, &part[TL_BROW]);
   int dsti = tile_offset(e, odb, a, dst, tile_a(p));
