@@ -497,7 +497,13 @@ enum { TL_SETUP, TL_TILE, TL_MICRO, TL_BROW, TL_ACOL, TL_PARTS };
  * 8 bytes move as groups of 8-byte lanes. With vectors
  * narrower than a cache line, `group` blocks side by side along the
  * destination's rows are transposed first and each row's pieces stored back to
- * back, so that streaming stores fill whole lines. */
+ * back, so that streaming stores fill whole lines. Stacked (plan.stack:
+ * blocks of 16 bytes of row on a host with 64-byte vectors), up to four such
+ * blocks share each register, one in each 16-byte chunk: vector i is the
+ * blocks' row i side by side (four 16-byte loads), every stage is an unpack,
+ * which acts on each chunk alike, and each output vector is a whole
+ * destination row piece of the group, one store. A 1-byte transpose then
+ * holds 16 vectors where a 64 x 64 block held 64 (spilled). */
 /* Software prefetch of the source two tiles ahead: each block row asks for
  * the same source row two tiles further along b (where b is contiguous in the
  * source), for transposes that stream (out of cache). Measured (1 thread,
@@ -530,10 +536,46 @@ static int block_row(int j, int in_bits) {
   return r;
 }
 
+/* One vector of `width` elements of `bits` bits from each source row rows[0..n)
+ * (each prefetched two tiles further along b when asked), concatenated by a
+ * tree of two-input shuffles (padded with poison to a power of two) into one
+ * vector of width << levels lanes: %<pre>.c<levels>.0, or `last` where given
+ * (then n > 1). The loads are %<pre>.c0.<a>. Returns levels. */
+static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows, int n, int width, int bits, bool prefetch,
+                           const char *last) {
+  for (int a = 0; a < n; a++) {
+    name s = ref(e, rows[a]);
+    ixj__text_put(t, "  %%%s.p%d = getelementptr %s, ptr %%bp.1, i64 %s\n", pre, a, e->scalar, s.s);
+    ixj__text_put(t, "  %%%s.c0.%d = load <%d x i%d>, ptr %%%s.p%d, align 1, !alias.scope !%d, !noalias !%d\n", pre, a, width,
+                  bits, pre, a, MD_SRC_LIST, MD_DST_LIST);
+    if (prefetch) { /* the same row two tiles further along b */
+      ixj__text_put(t, "  %%%s.f%d = getelementptr %s, ptr %%%s.p%d, i64 %d\n", pre, a, e->scalar, pre, a, e->p->tile * PREFETCH_TILES);
+      ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%%s.f%d, i32 0, i32 3, i32 1)\n", pre, a);
+    }
+  }
+  int level = 0;
+  for (; n > 1; n = (n + 1) / 2, width *= 2, level++) /* pairs of level `level` (width lanes each) into level + 1 */
+    for (int i = 0; i < (n + 1) / 2; i++) {
+      if (last && n == 2) ixj__text_put(t, "  %s = shufflevector ", last);
+      else ixj__text_put(t, "  %%%s.c%d.%d = shufflevector ", pre, level + 1, i);
+      ixj__text_put(t, "<%d x i%d> %%%s.c%d.%d, <%d x i%d> ", width, bits, pre, level, 2 * i, width, bits);
+      if (2 * i + 1 < n) ixj__text_put(t, "%%%s.c%d.%d", pre, level, 2 * i + 1);
+      else ixj__text_put(t, "poison");
+      ixj__text_put(t, ", <%d x i32> <", 2 * width);
+      for (int l = 0; l < 2 * width; l++) ixj__text_put(t, "%si32 %d", l ? ", " : "", l);
+      ixj__text_put(t, ">\n");
+    }
+  return level;
+}
+
 static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_row, const int *dst_row) {
   const ixj_plan *p = e->p;
+  int64_t pitch = p->operand[0].stride[p->rank - 1];
+  /* stacked (plan.stack): the group's blocks share registers, one in each
+   * 16-byte chunk; the unpack stages act on every chunk alike */
+  int pieces = p->stack && group > 1 && pitch == 1 ? (group < p->stack ? group : p->stack) : 1;
   int v = p->micro, unit = p->elem_size > 8 ? 8 : (int)p->elem_size, per = (int)p->elem_size / unit;
-  int lanes = v * per, stages = 0, in_bits = 0, floats = lanes * unit / 4;
+  int lanes = v * per * pieces, stages = 0, in_bits = 0, floats = lanes * unit / 4;
   char vt[32], ft[32], fsuffix[16];
   snprintf(vt, sizeof vt, "<%d x i%d>", lanes, unit * 8);
   snprintf(ft, sizeof ft, "<%d x float>", floats);
@@ -548,9 +590,20 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
   }
   bool prefetch = tile_prefetch(p);
   int blk[32]; /* group <= 64 / vector_bytes: 8 blocks for 1-byte elements in 8-lane blocks (a b extent of 8-15) */
-  for (int g = 0; g < group; g++) {
+  for (int g = 0; g < group; g += pieces) {
     blk[g] = e->tmp++;
-    for (int i = 0; i < v; i++) {
+    for (int i = 0; i < v && pieces > 1; i++) { /* row i of each stacked block, chunk by chunk */
+      char pre[24], last[32];
+      int rows[8];
+      for (int c = 0; c < pieces; c++) rows[c] = src_row[(g + c) * v + i];
+      snprintf(pre, sizeof pre, "x%d.r%d", blk[g], i);
+      snprintf(last, sizeof last, "%%x%d.s0.%d", blk[g], i);
+      /* no software prefetch: four blocks read each source line a piece at a
+       * time, and without it the streamed 1- and 2-byte transposes ran 1.06x
+       * to 1.34x as fast as with it (docs/cpu-path.md) */
+      emit_row_concat(e, t, pre, rows, pieces, v * per, unit * 8, false, last);
+    }
+    for (int i = 0; i < v && pieces == 1; i++) {
       name s = ref(e, src_row[g * v + i]);
       ixj__text_put(t, "  %%x%d.p%d = getelementptr %s, ptr %%bp.1, i64 %s\n", blk[g], i, e->scalar, s.s);
       ixj__text_put(t, "  %%x%d.s0.%d = load %s, ptr %%x%d.p%d, align 1, !alias.scope !%d, !noalias !%d\n", blk[g], i,
@@ -569,8 +622,8 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
           bool fence = fences && k + 1 < stages; /* the last stage's outputs go to stores */
           ixj__text_put(t, "  %%x%d.%c%d.%d = shufflevector %s %%x%d.s%d.%d, %s %%x%d.s%d.%d, <%d x i32> <", blk[g],
                         fence ? 'u' : 's', k + 1, out, vt, blk[g], k, i, vt, blk[g], k, i + bit, lanes);
-          for (int j = 0; j < v; j++) {
-            int from = stage_source(k, stages, in_bits, half, j, v);
+          for (int j = 0; j < v * pieces; j++) {
+            int from = stage_source(k, stages, in_bits, half, j, v * pieces);
             for (int u = 0; u < per; u++) ixj__text_put(t, "%si32 %d", j || u ? ", " : "", from * per + u);
           }
           ixj__text_put(t, ">\n");
@@ -586,9 +639,8 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
     }
   }
   bool stream = p->nontemporal && p->dst_aligned;
-  int64_t pitch = p->operand[0].stride[p->rank - 1];
   for (int j = 0; j < v; j++)
-    for (int g = 0; g < group; g++) {
+    for (int g = 0; g < group; g += pieces) {
       name d = ref(e, dst_row[g * v + j]);
       if (pitch != 1) { /* gaps between the row's elements: spread them over `pitch` vectors, masked stores */
         for (int q = 0; q < pitch; q++) {
@@ -616,8 +668,8 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
       if (stream)
         ixj__text_put(t,
                       "  store %s %%x%d.s%d.%d, ptr %%x%d.q%d, align %d, !nontemporal !%d, !alias.scope !%d, !noalias !%d\n",
-                      vt, blk[g], stages, block_row(j, in_bits), blk[g], j, p->vector_bytes, MD_NONTEMPORAL, MD_DST_LIST,
-                      MD_SRC_LIST);
+                      vt, blk[g], stages, block_row(j, in_bits), blk[g], j, p->vector_bytes * pieces, MD_NONTEMPORAL,
+                      MD_DST_LIST, MD_SRC_LIST);
       else
         ixj__text_put(t, "  store %s %%x%d.s%d.%d, ptr %%x%d.q%d, align 1, !alias.scope !%d, !noalias !%d\n", vt, blk[g],
                       stages, block_row(j, in_bits), blk[g], j, MD_DST_LIST, MD_SRC_LIST);
@@ -636,31 +688,9 @@ static void emit_micro_zip(emitter *e, text *t, const int *src_row, int dst_row)
   const ixj_plan *p = e->p;
   int k = p->zip, v = p->micro, unit = (int)p->elem_size, id = e->tmp++;
   bool prefetch = tile_prefetch(p);
-  for (int a = 0; a < k; a++) {
-    name s = ref(e, src_row[a]);
-    ixj__text_put(t, "  %%z%d.p%d = getelementptr %s, ptr %%bp.1, i64 %s\n", id, a, e->scalar, s.s);
-    ixj__text_put(t, "  %%z%d.c0.%d = load <%d x i%d>, ptr %%z%d.p%d, align 1, !alias.scope !%d, !noalias !%d\n", id, a, v,
-                  unit * 8, id, a, MD_SRC_LIST, MD_DST_LIST);
-    if (prefetch) { /* the same row two tiles further along b */
-      ixj__text_put(t, "  %%z%d.f%d = getelementptr %s, ptr %%z%d.p%d, i64 %d\n", id, a, e->scalar, id, a, p->tile * PREFETCH_TILES);
-      ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%z%d.f%d, i32 0, i32 3, i32 1)\n", id, a);
-    }
-  }
-  int n = k, width = v, level = 0;
-  while (n > 1) { /* pairs of level `level` (width lanes each) into level + 1 */
-    for (int i = 0; i < (n + 1) / 2; i++) {
-      ixj__text_put(t, "  %%z%d.c%d.%d = shufflevector <%d x i%d> %%z%d.c%d.%d, <%d x i%d> ", id, level + 1, i, width, unit * 8,
-                    id, level, 2 * i, width, unit * 8);
-      if (2 * i + 1 < n) ixj__text_put(t, "%%z%d.c%d.%d", id, level, 2 * i + 1);
-      else ixj__text_put(t, "poison");
-      ixj__text_put(t, ", <%d x i32> <", 2 * width);
-      for (int l = 0; l < 2 * width; l++) ixj__text_put(t, "%si32 %d", l ? ", " : "", l);
-      ixj__text_put(t, ">\n");
-    }
-    n = (n + 1) / 2;
-    width *= 2;
-    level++;
-  }
+  char pre[24];
+  snprintf(pre, sizeof pre, "z%d", id);
+  int level = emit_row_concat(e, t, pre, src_row, k, v, unit * 8, prefetch, NULL), width = v << level;
   bool stream = p->nontemporal && p->dst_aligned;
   name d = ref(e, dst_row);
   for (int q = 0; q < k; q++) { /* stored vector q: destination elements q V .. q V + V - 1 */

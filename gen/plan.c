@@ -152,6 +152,11 @@ static void choose_fill_pitch(ixj_plan *p, const plan_request *req) {
 
 static int cpu_micro(const plan_request *req, size_t elem_size) {
   int bytes = req->cpu_vector_bytes == 64 ? 64 : 32, e = (int)elem_size;
+  /* 1- and 2-byte elements on AVX-512: 16-byte blocks, four stacked in each
+   * register (plan.stack), not 64 x 64 or 32 x 32 blocks of whole registers
+   * (64 and 32 live vectors: spills); the same bandwidth for a third to a
+   * half of the code generation (docs/cpu-path.md) */
+  if (bytes == 64 && e <= 2) bytes = 16;
   return bytes / e < 2 ? 2 : bytes / e;
 }
 
@@ -224,6 +229,7 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   t = need > 32 ? need : 32;
   p->micro = v;
   p->vector_bytes = v * e;
+  p->stack = req->cpu_vector_bytes == 64 && v * e == 16 ? 4 : 0;
   p->tile = t;
   /* aligned rows: the destination's start and the stride of every dim but a
    * (the row pitch, b_inner's outer part and the dims outside the tile; a
@@ -562,9 +568,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d super=%dx%d fill_pitch=%d row_lanes=%d"
-                   " axis=%d", p->dst_aligned, p->b_inner, p->a_inner, p->zip, p->unzip, p->super_a, p->super_b, p->fill_pitch, p->row_lanes,
-                   p->cat_axis);
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d super=%dx%d fill_pitch=%d row_lanes=%d"
+                   " axis=%d", p->dst_aligned, p->b_inner, p->a_inner, p->zip, p->unzip, p->stack, p->super_a, p->super_b,
+                   p->fill_pitch, p->row_lanes, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
   for (int k = 0; k < p->num_parts; k++) {

@@ -135,6 +135,7 @@ static void transposes(void **state) {
     copy_all_ways(e, "iota 256 384", "iota 384 256 | permute 1 0", "tiled");  /* whole tiles */
     copy_all_ways(e, "iota 300 270", "iota 270 300 | permute 1 0", "tiled");  /* edges */
     copy_all_ways(e, "iota 544 100", "iota 100 544 | permute 1 0", "tiled");  /* 17 tiles along b: blocks 1 wide */
+    copy_all_ways(e, "iota 130 32", "iota 32 130 | permute 1 0", "tiled");    /* half-line rows: 2 blocks stacked (1 byte) */
     copy_all_ways(e, "iota 3 70 130", "iota 3 130 70 | permute 0 2 1", "tiled"); /* batched */
     copy_all_ways(e, "iota 6 16 4 8", "iota 6 8 16 4 | permute 0 2 3 1", "tiled"); /* short dims */
     copy_all_ways(e, "iota 4 4 16 3 8 8", "iota 3 4 8 4 8 16 | permute 1 3 5 0 2 4", "tiled"); /* a 6-D permute */
