@@ -152,12 +152,18 @@ static void choose_fill_pitch(ixj_plan *p, const plan_request *req) {
 
 static int cpu_micro(const plan_request *req, size_t elem_size) {
   int bytes = req->cpu_vector_bytes == 64 ? 64 : 32, e = (int)elem_size;
-  /* 1- and 2-byte elements on AVX-512: 16-byte blocks, four stacked in each
-   * register (plan.stack), not 64 x 64 or 32 x 32 blocks of whole registers
-   * (64 and 32 live vectors: spills); the same bandwidth for a third to a
-   * half of the code generation (docs/cpu-path.md) */
-  if (bytes == 64 && e <= 2) bytes = 16;
   return bytes / e < 2 ? 2 : bytes / e;
+}
+
+/* The transpose block's edge on a host with 64-byte vectors where blocks of
+ * 16 bytes of row stack four to a register (plan.stack), or 0: 1- and 2-byte
+ * elements, whose blocks of whole registers (64 x 64, 32 x 32) held 64 and 32
+ * live vectors and spilled; stacked, the same or more bandwidth for a third to
+ * a half of the code generation (docs/cpu-path.md). A fused dim's extent
+ * must divide the edge. */
+static int stacked_micro(const plan_request *req, size_t elem_size, int fused) {
+  int v = 16 / (int)elem_size;
+  return req->cpu_vector_bytes == 64 && elem_size <= 2 && v % fused == 0 ? v : 0;
 }
 
 /* A source unit dim q too short to tile (a.T.reshape into a padded
@@ -218,6 +224,7 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
    * of a 6-D permute): a block that fits beats element loops */
   int64_t extent_a = ixj__plan_tile_a_extent(p), extent_b = ixj__plan_tile_b_extent(p);
   int fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
+  if (stacked_micro(req, p->elem_size, fused)) v = stacked_micro(req, p->elem_size, fused);
   while (v > 2 && v / 2 >= fused && (v > extent_a || v > extent_b)) v /= 2;
   /* Tiles span 32 source rows (or the fewest a block group needs: a
    * destination row piece is a whole line): the tiles go along the source's
