@@ -47,7 +47,7 @@ inner:
   br label %inner.latch
 
 inner.latch:
-  %i.next = add nuw nsw i64 %i, @@STEP@@
+  %i.next = add nuw nsw i64 %i.o, @@STEP@@
   %icont = icmp ult i64 %i.next, %seg.end
   br i1 %icont, label %inner, label %seg.next
 
@@ -70,7 +70,7 @@ vector:
   %vi = phi i64 [ %vk.beg, %vector.pre ], [ %vi.next, %vector ]
   %vi.o = call i64 asm "", "=r,0"(i64 %vi) nounwind memory(none)
 @@VECTOR@@
-  %vi.next = add nuw nsw i64 %vi, @@LANES@@
+  %vi.next = add nuw nsw i64 %vi.o, @@LANES@@
   %vcont = icmp ult i64 %vi.next, %vk.end
   br i1 %vcont, label %vector, label %vector.done
 
