@@ -4,7 +4,9 @@ output, so it can be regenerated from the committed JSON.
 
 usage: tables.py FILE.json            the suite: one row per case
        tables.py FILE.json --micro    cache latencies and division sequences
-       tables.py FILE.json --cases a,b,c   only those cases, in that order"""
+       tables.py FILE.json --cases a,b,c   only those cases, in that order
+       tables.py FILE.json --against OLD.json   a round against an earlier one: each run's
+                                      ratios to its own ceiling and peers, before -> after"""
 import json
 import statistics
 import sys
@@ -73,6 +75,44 @@ def suite_table(ctx, runs, only):
         print("| " + " | ".join(row) + " |")
 
 
+def ceiling(runs, c, t):
+    v = [gbps(runs, "%s/%s/threads:%d" % (c, m, t)) for m in ("memcpy", "nt_copy", "memset", "nt_fill")]
+    v = [x for x in v if x]
+    return max(v) if v else None
+
+
+def ratio(a, b):
+    return a / b if a and b else None
+
+
+def against_table(runs, old, only):
+    """Ratios to each run's own ceiling (x1, x2), the 2-thread speedup, the
+    best peer at 2 threads and the compile time, earlier run -> this one."""
+    cases = []
+    for name, r in runs.items():
+        if r["e"].get("method") == "ixjit" and r["e"]["case"] not in cases:
+            cases.append(r["e"]["case"])
+    if only:
+        cases = [c for c in only if c in cases]
+    print("| case | strategy before → after | /ceiling ×1 before → after | /ceiling ×2 before → after "
+          "| ×2 / ×1 after | /best peer ×2 after | compile ms before → after |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for c in cases:
+        first = runs["%s/ixjit/threads:1" % c]["e"]
+        was = old.get("%s/ixjit/threads:1" % c, {}).get("e", {})
+        sa, sb = was.get("strategy", "?"), first.get("strategy", "?")
+        x1 = [ratio(gbps(r, "%s/ixjit/threads:1" % c), ceiling(r, c, 1)) for r in (old, runs)]
+        x2 = [ratio(gbps(r, "%s/ixjit/threads:2" % c), ceiling(r, c, 2)) for r in (old, runs)]
+        peers = [gbps(runs, "%s/%s/threads:2" % (c, p)) for p in ("numpy", "torch", "onednn")]
+        peers = [p for p in peers if p]
+        row = [c, sb if sa == sb else "%s → %s" % (sa, sb), "%s → %s" % (fmt(x1[0]), fmt(x1[1])),
+               "%s → %s" % (fmt(x2[0]), fmt(x2[1])),
+               fmt(ratio(gbps(runs, "%s/ixjit/threads:2" % c), gbps(runs, "%s/ixjit/threads:1" % c))),
+               fmt(ratio(gbps(runs, "%s/ixjit/threads:2" % c), max(peers) if peers else None)),
+               "%s → %s" % (fmt(was.get("compile_ms"), 1), fmt(first.get("compile_ms"), 1))]
+        print("| " + " | ".join(row) + " |")
+
+
 def micro_table(runs):
     print("| measurement | median | min | max | unit |")
     print("| --- | --- | --- | --- | --- |")
@@ -105,6 +145,10 @@ def main():
     print("<!-- from %s: `%s` (commit %s, %s) -->" % (args[0], ctx["command"], ctx["commit"], ctx["date"]))
     if "--micro" in args:
         micro_table(runs)
+    elif "--against" in args:
+        octx, old = load(args[args.index("--against") + 1])
+        print("<!-- against %s (commit %s, %s) -->" % (args[args.index("--against") + 1], octx["commit"], octx["date"]))
+        against_table(runs, old, only)
     else:
         suite_table(ctx, runs, only)
 
