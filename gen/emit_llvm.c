@@ -373,9 +373,8 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
    * vectorizer needs (zext(trunc(i)) hides that). */
   bool wide_inner = !(p->op == IXJ_OP_CAT && p->cat_axis == last);
   for (int o = 0; o < p->num_operands; o++) wide_inner = wide_inner && p->operand[o].rotate[last] == 0;
-  const char *iv = "%%i.o";
-  outer[last] = wide_inner ? input(e, IPROG_S64, iv, 0)
-                           : ixj__iprog_emit(&lw->prog, IOP_CAST, lw->index, 0, input(e, IPROG_U64, iv, 0), -1, -1, 0);
+  outer[last] = wide_inner ? input(e, IPROG_S64, "%%i.o", 0)
+                           : ixj__iprog_emit(&lw->prog, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%i.o", 0), -1, -1, 0);
   for (int o = 0; o < row_operands; o++) {
     const plan_operand *x = &p->operand[o];
     int v = ixj__lower_offset(lw, row_off[o], 1, &outer[last], &x->stride[last], &x->rotate[last], &p->shape[last]);
