@@ -215,13 +215,17 @@ static void cat_parts(void **state) {
   const char *mixed[] = {"iota 300 100", "iota 200 300 | permute 1 0", "iota 300 40 | slice ::-1"};
   const char *outer[] = {"iota 60 128", "iota 68 128", "iota 128 72 | permute 1 0"};
   const char *two_t[] = {"iota 200 300 | permute 1 0", "iota 100 300 | permute 1 0"}; /* declarations shared by parts */
+  const char *contig[] = {"iota 10 128", "iota 20 128", "iota 30 128", "iota 4 128"}; /* memcpy parts only: the table */
   for (int vb = 32; vb <= 64; vb += 32)
     for (int stream = 0; stream < 2; stream++) {
       check(IXJ_OP_CAT, 4, 1, "iota 100 100", 2, rows, vb, stream, 0, "cat_parts");
       for (size_t e = 1; e <= 16; e *= 2) check(IXJ_OP_CAT, e, 1, "iota 300 340", 3, mixed, vb, stream, 0, "cat_parts");
       check(IXJ_OP_CAT, 8, 0, "iota 200 128", 3, outer, vb, stream, 8, "cat_parts"); /* memcpy parts */
       check(IXJ_OP_CAT, 4, 1, "iota 300 300", 2, two_t, vb, stream, 0, "cat_parts");
+      check(IXJ_OP_CAT, 4, 0, "iota 64 128", 4, contig, vb, stream, 4, "cat_parts");
     }
+  /* parts on both sides of the streaming threshold (61440 and 69632 bytes): the table's rows choose */
+  for (size_t mis = 0; mis <= 8; mis += 8) check(IXJ_OP_CAT, 8, 0, "iota 200 128", 3, outer, 64, 65536, mis, "cat_parts");
 }
 
 /* Fills of strided views: masked stores for pitches 2..4 (4- and 8-byte
