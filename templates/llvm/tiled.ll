@@ -39,6 +39,9 @@ tile.body:
 ; block plus constants, already strength-reduced, and LLVM's loop strength
 ; reduction, which cannot see through it, no longer spends 40% of the code
 ; generation searching formulae for every row's address (docs/hot-path.md).
+; The element loops of the edges step from the copy (one register, no copy
+; per element); the block loops from the phi, whose trip counts LLVM then
+; still knows (a tiny transpose's single block stays straight-line code).
 mrow:
   %bi = phi i64 [ 0, %tile.body ], [ %bi.next, %mrow.next ]
   %bi.o = call i64 asm "", "=r,0"(i64 %bi) nounwind memory(none)
@@ -84,12 +87,12 @@ acol:
   %a = phi i64 [ %alo, %brow ], [ %a.next, %acol ]
   %a.o = call i64 asm "", "=r,0"(i64 %a) nounwind memory(none)
 @@ACOL@@
-  %a.next = add nuw nsw i64 %a, 1
+  %a.next = add nuw nsw i64 %a.o, 1
   %acont = icmp slt i64 %a.next, %ahi
   br i1 %acont, label %acol, label %brow.next
 
 brow.next:
-  %b.next = add nuw nsw i64 %b, 1
+  %b.next = add nuw nsw i64 %b.o, 1
   %bcont = icmp slt i64 %b.next, @@BEND@@
   br i1 %bcont, label %brow, label %rect.next
 
