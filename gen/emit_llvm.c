@@ -474,7 +474,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
 
 /* ---- tiled kernel --------------------------------------------------------- */
 
-enum { TL_SETUP, TL_TILE, TL_MICRO, TL_BROW, TL_ACOL, TL_PARTS };
+enum { TL_SETUP, TL_TILE, TL_MICRO, TL_FLUSH, TL_BROW, TL_ACOL, TL_PARTS };
 
 /* Destinations whose row elements are up to this far apart take the micro
  * kernel with masked stores (one per `pitch` vectors of row). */
@@ -570,6 +570,13 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
   return level;
 }
 
+/* A staged tile (plan.staged): the buffer holds the tile's T rows of T
+ * elements and a line of halo (emit_stage_flush), row after row, with 64
+ * bytes before the first (the first row's head load) and after the last (its
+ * tail load). A staged plan's blocks move a line of row at a time. */
+static int stage_row_bytes(const ixj_plan *p) { return p->tile * (int)p->elem_size + 64; }
+static int stage_bytes(const ixj_plan *p) { return 64 + p->tile * stage_row_bytes(p) + 64; }
+
 static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_row, const int *dst_row) {
   const ixj_plan *p = e->p;
   int64_t pitch = p->operand[0].stride[p->rank - 1];
@@ -641,9 +648,21 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
     }
   }
   bool stream = p->nontemporal && p->dst_aligned;
+  if (p->staged) /* the block's corner in the stage buffer: tile row bi, column ai */
+    ixj__text_put(t,
+                  "  %%stg.r = mul nuw nsw i64 %%bi.o, %d\n  %%stg.c = mul nuw nsw i64 %%ai.o, %zu\n"
+                  "  %%stg.o = add nuw nsw i64 %%stg.r, %%stg.c\n  %%stg.p = getelementptr i8, ptr %%stage, i64 %%stg.o\n",
+                  stage_row_bytes(p), p->elem_size);
   for (int j = 0; j < v; j++)
     for (int g = 0; g < group; g += pieces) {
       name d = ref(e, dst_row[g * v + j]);
+      if (p->staged) { /* row j of the block, its columns g v ...: whole vectors on their own alignment */
+        ixj__text_put(t, "  %%x%d.q%d = getelementptr i8, ptr %%stg.p, i64 %lld\n", blk[g], j,
+                      (long long)j * stage_row_bytes(p) + (long long)g * v * (long long)p->elem_size);
+        ixj__text_put(t, "  store %s %%x%d.s%d.%d, ptr %%x%d.q%d, align %d\n", vt, blk[g], stages, block_row(j, in_bits), blk[g],
+                      j, p->vector_bytes * pieces);
+        continue;
+      }
       if (pitch != 1) { /* gaps between the row's elements: spread them over `pitch` vectors, masked stores */
         for (int q = 0; q < pitch; q++) {
           ixj__text_put(t, "  %%x%d.q%d.%d = getelementptr %s, ptr %%bp.0, i64 %s\n", blk[g], j, q, e->scalar, d.s);
@@ -770,6 +789,95 @@ static int64_t tile_step(const plan_operand *o, int i, tile_dim t) {
   return (int64_t)(i / t.inner) * o->stride[t.hi] + (int64_t)(i % t.inner) * o->stride[t.lo];
 }
 
+/* The staged tile's rows [0, %vb) (plan.staged), each %va elements from the
+ * tile's column a0 on, out of the stage buffer; row j goes to the element
+ * offset of (b0 + j, a0), lowered in the loop's first block. Every line of
+ * the destination is written by one aligned streaming store, read from the
+ * buffer at the row's misalignment: a tile writes the lines that start in its
+ * row pieces, the last of which reaches into the next tile's columns; those
+ * come from the halo, the next tile's first block column, transposed into
+ * the buffer too (%f.halo: the next tile along a has blocks). Where there is
+ * no halo (a row's last tile) the piece's tail, and at a row's first tile
+ * its head (the line it shares with the row before), are byte-masked stores
+ * (a 64-byte vector's high h or low t bytes, h, t < 64), so that nothing
+ * outside the row piece is written. */
+static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
+  const ixj_plan *p = e->p;
+  const plan_operand *dst = &p->operand[0];
+  iprog *g = &e->lw.prog;
+  char md[64];
+  snprintf(md, sizeof md, "!alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
+  name first = ref(e, a0);
+  ixj__text_put(t, "flush:\n  %%f.n = mul nuw nsw i64 %%va, %zu\n  %%f.mid = icmp ne i64 %s, 0\n"
+                   "  %%f.inner = and i1 %%f.mid, %%f.halo\n  br i1 %%f.inner, label %%fin, label %%frow\n\n",
+                p->elem_size, first.s);
+  /* Inside a row (neither its first tile nor its last) every row piece is
+   * T x elem_size / 64 whole lines from its head h on (for 0 < h < 64 the
+   * last one ends in the halo): no masks, no bounds, a constant count, about
+   * a third of the instructions of the loop below, which was most of a staged
+   * tile's work in cache. */
+  ixj__text_put(t, "fin:\n  %%fi = phi i64 [ 0, %%flush ], [ %%fi.next, %%fin ]\n"
+                   "  %%fi.o = call i64 asm \"\", \"=r,0\"(i64 %%fi) nounwind memory(none)\n");
+  int ib = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, b0, input(e, IPROG_S64, "%%fi.o", 0), -1, 0);
+  int iat = tile_offset(e, tile_offset(e, od, ib, dst, tile_b(p)), a0, dst, tile_a(p));
+  flush(e, t);
+  name id = ref(e, iat);
+  ixj__text_put(t, "  %%i.d = getelementptr %s, ptr %%bp.0, i64 %s\n  %%i.a = ptrtoint ptr %%i.d to i64\n"
+                   "  %%i.neg = sub i64 0, %%i.a\n  %%i.h = and i64 %%i.neg, 63\n"
+                   "  %%i.so = mul nuw nsw i64 %%fi.o, %d\n  %%i.sh = add nuw nsw i64 %%i.so, %%i.h\n"
+                   "  %%i.s = getelementptr i8, ptr %%stage, i64 %%i.sh\n  %%i.dh = getelementptr i8, ptr %%i.d, i64 %%i.h\n",
+                e->scalar, id.s, stage_row_bytes(p));
+  for (int k = 0; k < p->tile * (int)p->elem_size / 64; k++)
+    ixj__text_put(t, "  %%i.s%d = getelementptr i8, ptr %%i.s, i64 %d\n  %%i.v%d = load <8 x i64>, ptr %%i.s%d, align 1\n"
+                     "  %%i.d%d = getelementptr i8, ptr %%i.dh, i64 %d\n"
+                     "  store <8 x i64> %%i.v%d, ptr %%i.d%d, align 64, !nontemporal !%d, %s\n",
+                  k, 64 * k, k, k, k, 64 * k, k, k, MD_NONTEMPORAL, md);
+  ixj__text_put(t, "  %%fi.next = add nuw nsw i64 %%fi.o, 1\n  %%fi.more = icmp slt i64 %%fi.next, %%vb\n"
+                   "  br i1 %%fi.more, label %%fin, label %%edges\n\n");
+  ixj__text_put(t, "frow:\n  %%fj = phi i64 [ 0, %%flush ], [ %%fj.next, %%fline ]\n"
+                   "  %%fj.o = call i64 asm \"\", \"=r,0\"(i64 %%fj) nounwind memory(none)\n");
+  int fb = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, b0, input(e, IPROG_S64, "%%fj.o", 0), -1, 0);
+  int at = tile_offset(e, tile_offset(e, od, fb, dst, tile_b(p)), a0, dst, tile_a(p));
+  flush(e, t);
+  name d = ref(e, at);
+  ixj__text_put(t, "  %%f.d = getelementptr %s, ptr %%bp.0, i64 %s\n", e->scalar, d.s);
+  ixj__text_put(t, "  %%f.so = mul nuw nsw i64 %%fj.o, %d\n  %%f.s = getelementptr i8, ptr %%stage, i64 %%f.so\n",
+                stage_row_bytes(p));
+  /* h: the bytes up to the destination's next line (at most the piece); the
+   * lines from there to e, rounded up into the halo where there is one */
+  ixj__text_put(t, "  %%f.a = ptrtoint ptr %%f.d to i64\n  %%f.neg = sub i64 0, %%f.a\n  %%f.h0 = and i64 %%f.neg, 63\n"
+                   "  %%f.hin = icmp ult i64 %%f.h0, %%f.n\n  %%f.h = select i1 %%f.hin, i64 %%f.h0, i64 %%f.n\n"
+                   "  %%f.m = sub nuw nsw i64 %%f.n, %%f.h\n  %%f.mu = add nuw nsw i64 %%f.m, 63\n"
+                   "  %%f.ms = select i1 %%f.halo, i64 %%f.mu, i64 %%f.m\n  %%f.w = and i64 %%f.ms, -64\n"
+                   "  %%f.e = add nuw nsw i64 %%f.h, %%f.w\n  %%f.tn = sub nsw i64 %%f.n, %%f.e\n"
+                   "  %%f.t = select i1 %%f.halo, i64 0, i64 %%f.tn\n");
+  /* the head's high h bytes of the line before %f.d + h (from h - 64 on),
+   * only at a row's first tile; the tail's low t bytes of the line at %f.e */
+  ixj__text_put(t, "  %%f.hr = sub nuw nsw i64 64, %%f.h\n  %%f.hx = shl i64 -1, %%f.hr\n  %%f.hz = icmp eq i64 %%f.h, 0\n"
+                   "  %%f.hn = or i1 %%f.hz, %%f.mid\n  %%f.hm = select i1 %%f.hn, i64 0, i64 %%f.hx\n"
+                   "  %%f.hl = sub nsw i64 %%f.h, 64\n  %%f.hs = getelementptr i8, ptr %%f.s, i64 %%f.hl\n"
+                   "  %%f.hd = getelementptr i8, ptr %%f.d, i64 %%f.hl\n"
+                   "  %%f.tb = shl i64 1, %%f.t\n  %%f.tm = add i64 %%f.tb, -1\n"
+                   "  %%f.ts = getelementptr i8, ptr %%f.s, i64 %%f.e\n  %%f.td = getelementptr i8, ptr %%f.d, i64 %%f.e\n");
+  for (int side = 0; side < 2; side++) {
+    const char *k = side ? "t" : "h";
+    ixj__text_put(t, "  %%f.%sk = bitcast i64 %%f.%sm to <64 x i1>\n  %%f.%sv = load <64 x i8>, ptr %%f.%ss, align 1\n", k, k, k, k);
+    ixj__text_put(t, "  call void @llvm.masked.store.v64i8.p0(<64 x i8> %%f.%sv, ptr %%f.%sd, i32 1, <64 x i1> %%f.%sk), %s\n", k, k,
+                  k, md);
+  }
+  ixj__text_put(t, "  %%f.any = icmp ult i64 %%f.h, %%f.e\n  br i1 %%f.any, label %%fline.body, label %%fline\n\n");
+  ixj__text_put(t, "fline.body:\n  %%fk = phi i64 [ %%f.h, %%frow ], [ %%fk.next, %%fline.body ]\n"
+                   "  %%fk.o = call i64 asm \"\", \"=r,0\"(i64 %%fk) nounwind memory(none)\n"
+                   "  %%fl.s = getelementptr i8, ptr %%f.s, i64 %%fk.o\n  %%fl.v = load <8 x i64>, ptr %%fl.s, align 1\n"
+                   "  %%fl.d = getelementptr i8, ptr %%f.d, i64 %%fk.o\n"
+                   "  store <8 x i64> %%fl.v, ptr %%fl.d, align 64, !nontemporal !%d, %s\n"
+                   "  %%fk.next = add nuw nsw i64 %%fk.o, 64\n  %%fk.more = icmp ult i64 %%fk.next, %%f.e\n"
+                   "  br i1 %%fk.more, label %%fline.body, label %%fline\n\n",
+                MD_NONTEMPORAL, md);
+  ixj__text_put(t, "fline:\n  %%fj.next = add nuw nsw i64 %%fj.o, 1\n  %%fj.more = icmp slt i64 %%fj.next, %%vb\n"
+                   "  br i1 %%fj.more, label %%frow, label %%edges\n\n");
+}
+
 static ixj_status emit_tiled(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
@@ -874,6 +982,22 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   if (vectors && p->unzip) emit_micro_unzip(e, &part[TL_MICRO], sbase, dst_row);
   else if (vectors && p->zip) emit_micro_zip(e, &part[TL_MICRO], src_row, dbase);
   else if (vectors) emit_micro_transpose(e, &part[TL_MICRO], group, src_row, dst_row);
+  if (vectors && p->staged) {
+    ixj__text_put(&part[TL_SETUP], "  %%stage.a = alloca [%d x i8], align 64\n  %%stage = getelementptr i8, ptr %%stage.a, i64 64\n",
+                  stage_bytes(p));
+    size_t used = strlen(declare);
+    snprintf(declare + used, sizeof e->declare - used,
+             "%sdeclare void @llvm.masked.store.v64i8.p0(<64 x i8>, ptr, i32 immarg, <64 x i1>)", used ? "\n" : "");
+    IXJ_ASSERT(err, v * group * (int)p->elem_size == 64);
+    emit_stage_flush(e, &part[TL_FLUSH], od, corner[0], corner[1]);
+  }
+  /* a staged tile's blocks run on into the halo where the next tile has blocks */
+  char halo[256];
+  name a0n = ref(e, corner[1]);
+  snprintf(halo, sizeof halo,
+           "  %%f.rest = sub nsw i64 %lld, %s\n  %%f.halo = icmp sge i64 %%f.rest, %d\n"
+           "  %%va.x = select i1 %%f.halo, i64 %d, i64 %%va\n",
+           (long long)extent[1], a0n.s, T + v * group, T + v * group);
 
   /* the edges: a row b, then each element a of it */
   int b = input(e, IPROG_S64, "%%b.o", 0), a = input(e, IPROG_S64, "%%a.o", 0);
@@ -906,7 +1030,9 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                         "ATTRIBUTES", attributes, "SIGNATURE", signature,
                         "NAME", kname, "SETUP", body(&part[TL_SETUP]), "MICRO_BLOCK", body(&part[TL_MICRO]),
                         "TILE_SETUP", body(&part[TL_TILE]), "B0", b0.s, "A0", a0.s, "BEND", bend.s, "AEND", aend.s,
-                        "BROW", body(&part[TL_BROW]), "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
+                        "BROW", body(&part[TL_BROW]), "FLUSH", body(&part[TL_FLUSH]),
+                        "BLOCKS_DONE", vectors && p->staged ? "flush" : "edges",
+                        "HALO", vectors && p->staged ? halo : "", "VA_LOOP", vectors && p->staged ? "%va.x" : "%va", "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
                         "METADATA", md ? md : "", "LINKAGE", e->part ? "internal " : ""};
     st = ixj__template_fill(ixj__template_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }

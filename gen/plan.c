@@ -376,6 +376,20 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
   p->row_lanes = lanes;
 }
 
+/* A streamed transpose whose destination rows do not all start on lines
+ * (4000 x 4030 floats: a row pitch of 16120 bytes) stages its tiles (plan.staged):
+ * stored in place its blocks were unaligned vectors, which cannot stream and
+ * each touched two lines, read for ownership and written back at different
+ * times: 0.20 of the ceiling where a pitch of 4032 floats ran at 0.90 (1 thread,
+ * 62 MiB). The buffer's rows go out with streaming stores of whole lines and
+ * byte-masked stores (AVX-512BW) of the two partial lines at each row piece's
+ * ends. The blocks must be whole vectors into contiguous rows (no gaps, no zip)
+ * of at least a line. */
+static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
+  return p->strategy == PLAN_TILED && p->micro && p->nontemporal && !p->dst_aligned && cpu_vector_bytes == 64 && !p->zip &&
+         !p->unzip && p->operand[0].stride[p->rank - 1] == 1 && ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size >= 64;
+}
+
 #define STREAM_BYTES ((uint64_t)4 << 20)
 
 /* The largest divisor of n up to SUPER_TILES. */
@@ -410,8 +424,9 @@ static void finish(ixj_plan *p, const plan_request *req) {
   uint64_t stream_from = req->last_level_cache;
   if (stream_from > STREAM_BYTES) stream_from = STREAM_BYTES;
   if (!req->gpu && stream_from && (uint64_t)p->count * p->elem_size > stream_from) p->nontemporal = 1;
-  /* tiles stream only whole lines: rows on line boundaries */
-  if (p->strategy == PLAN_TILED && !p->dst_aligned) p->nontemporal = 0;
+  /* tiles stream only whole lines: rows on line boundaries, or staged */
+  p->staged = staged_rows(p, req->cpu_vector_bytes);
+  if (p->strategy == PLAN_TILED && !p->dst_aligned && !p->staged) p->nontemporal = 0;
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) {
     uint64_t b = (uint64_t)ixj__plan_tile_b_extent(p);
@@ -514,6 +529,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
   out->vector_elems = cat->part[k].vector_elems;
   out->dst_aligned = cat->part[k].dst_aligned;
   out->nontemporal = cat->part[k].nontemporal;
+  out->staged = staged_rows(out, cat->part_vector_bytes);
   IXJ_ASSERT(err, out->work_units == cat->part[k].work_units && (out->strategy == PLAN_MEMCPY) == (cat->part[k].memcpy != 0));
   return IXJ_OK;
 }
@@ -575,9 +591,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d super=%dx%d fill_pitch=%d row_lanes=%d"
-                   " axis=%d", p->dst_aligned, p->b_inner, p->a_inner, p->zip, p->unzip, p->stack, p->super_a, p->super_b,
-                   p->fill_pitch, p->row_lanes, p->cat_axis);
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d super=%dx%d fill_pitch=%d"
+                   " row_lanes=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner, p->zip, p->unzip, p->stack, p->staged,
+                   p->super_a, p->super_b, p->fill_pitch, p->row_lanes, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
   for (int k = 0; k < p->num_parts; k++) {

@@ -88,6 +88,10 @@ typedef struct ixj_plan {
                        elem_size = 16): the blocks side by side along a share registers, up to `stack`
                        (4), one in each 16-byte chunk, so that a register holds a whole destination line
                        (1- and 2-byte elements, and short dims); 0: one block per register */
+  int staged;       /* TILED on a CPU, streamed, destination rows off lines (a row pitch that is not a whole
+                       number of 64-byte lines, or a misaligned start): the blocks go to a tile-sized buffer
+                       on the stack, and each tile row is moved out with its whole lines streamed and the
+                       partial lines at its ends stored byte-masked (emit_stage_flush); 0: stored in place */
   int num_operands; /* dst first; fill: dst + value */
   plan_operand operand[PLAN_MAX_OPERANDS];
   uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */

@@ -29,6 +29,7 @@ tile.body:
   %va.all = @@VA_ALL@@
   %vb = select i1 @@VECTORS@@, i64 %vb.all, i64 0
   %va = select i1 @@VECTORS@@, i64 %va.all, i64 0
+@@HALO@@
   %hasb = icmp sgt i64 %vb, 0
   %hasa = icmp sgt i64 %va, 0
   %hasv = and i1 %hasb, %hasa
@@ -52,14 +53,14 @@ mcol:
   %ai.o = call i64 asm "", "=r,0"(i64 %ai) nounwind memory(none)
 @@MICRO_BLOCK@@
   %ai.next = add nuw nsw i64 %ai, @@STEP_A@@
-  %acont.v = icmp slt i64 %ai.next, %va
+  %acont.v = icmp slt i64 %ai.next, @@VA_LOOP@@
   br i1 %acont.v, label %mcol, label %mrow.next
 
 mrow.next:
   %bi.next = add nuw nsw i64 %bi, @@MICRO@@
   %bcont.v = icmp slt i64 %bi.next, %vb
-  br i1 %bcont.v, label %mrow, label %edges
-
+  br i1 %bcont.v, label %mrow, label %@@BLOCKS_DONE@@
+@@FLUSH@@
 ; two rectangles left, element by element: the columns right of the blocks
 ; (all rows), then the rows below them (the blocks' columns)
 edges:

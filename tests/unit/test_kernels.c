@@ -3,7 +3,7 @@
  * size (32- and 64-byte vectors; on a host without AVX-512 LLVM splits the
  * 64-byte ones, which must stay right), streamed and not, aligned and not,
  * with edges, strided destinations (masked stores and element loops), fused
- * tile dims (a chain into a padded destination), cats as parts (memcpy,
+ * tile dims (a chain into a padded destination), staged tiles (rows off lines, streamed), cats as parts (memcpy,
  * elementwise and tiled parts) and fills of strided views (masked stores). Each kernel is planned, emitted and JIT'd
  * through the internal API, run in several chunks with non-zero starts, and
  * compared byte for byte with the reference interpreter, with guard bytes
@@ -297,12 +297,52 @@ static void row_vectors(void **state) {
   ixj_ixfun_free(s);
 }
 
+/* Staged tiles (plan.staged): streamed transposes into rows off lines. A
+ * tile's last line reaches into the next tile's columns (its halo); rows whose
+ * last tile leaves no room for a halo (104 = 3 tiles of 32 and 8 more: the last
+ * tile has no blocks), exactly one block column (112), rows of one tile, rows
+ * that meet in the middle of a line (batches back to back), and a fused a. */
+static void staged_tiles(void **state) {
+  (void)state;
+  static const char *cases[][2] = {{"iota 70 104", "iota 104 70 | permute 1 0"},
+                                   {"iota 70 112", "iota 112 70 | permute 1 0"},
+                                   {"iota 90 40", "iota 40 90 | permute 1 0"},
+                                   {"iota 3 40 100", "iota 3 100 40 | permute 0 2 1"},
+                                   {"iota 200 259", "iota 259 200 | permute 1 0"},
+                                   {"iota 64 270 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256"}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+    for (size_t e = 1; e <= 16; e *= 2) copy_all_ways(e, cases[c][0], cases[c][1], "tiled");
+  /* chosen where rows are off lines and the plan streams, on 64-byte vectors
+   * (without, such rows do not stream) */
+  static const struct {
+    const char *dst, *src;
+    int vector_bytes, stream, staged, nontemporal;
+  } want[] = {{"iota 300 270", "iota 270 300 | permute 1 0", 64, 1, 1, 1},
+              {"iota 256 384", "iota 384 256 | permute 1 0", 64, 1, 0, 1},
+              {"iota 300 270", "iota 270 300 | permute 1 0", 64, 0, 0, 0},
+              {"iota 300 270", "iota 270 300 | permute 1 0", 32, 1, 0, 0}};
+  for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
+    ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
+    const ixj_ixfun *srcs[1] = {s};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs,
+                        .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = want[c].vector_bytes};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->staged, want[c].staged);
+    assert_int_equal(p->nontemporal, want[c].nontemporal);
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+}
+
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
-                                     cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles)};
+                                     cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
+                                     cmocka_unit_test(staged_tiles)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
   return failed;
