@@ -576,6 +576,10 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
  * tail load). A staged plan's blocks move a line of row at a time. */
 static int stage_row_bytes(const ixj_plan *p) { return p->tile * (int)p->elem_size + 64; }
 static int stage_bytes(const ixj_plan *p) { return 64 + p->tile * stage_row_bytes(p) + 64; }
+/* Whether a staged tile's blocks also cover its edges (emit_tiled: the last
+ * block of each row and column moved back to end at the edge): not with a
+ * fused dim, whose offsets are constant steps from multiples of the block. */
+static bool staged_edges(const ixj_plan *p) { return p->staged && !p->a_inner && !p->b_inner; }
 
 static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_row, const int *dst_row) {
   const ixj_plan *p = e->p;
@@ -660,7 +664,7 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
         ixj__text_put(t, "  %%x%d.q%d = getelementptr i8, ptr %%stg.p, i64 %lld\n", blk[g], j,
                       (long long)j * stage_row_bytes(p) + (long long)g * v * (long long)p->elem_size);
         ixj__text_put(t, "  store %s %%x%d.s%d.%d, ptr %%x%d.q%d, align %d\n", vt, blk[g], stages, block_row(j, in_bits), blk[g],
-                      j, p->vector_bytes * pieces);
+                      j, staged_edges(p) ? (int)p->elem_size : p->vector_bytes * pieces);
         continue;
       }
       if (pitch != 1) { /* gaps between the row's elements: spread them over `pitch` vectors, masked stores */
@@ -969,6 +973,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
    * by masked stores; wider gaps take the element loops only (the tiles still
    * read the source along its unit dim) */
   bool vectors = p->zip || p->unzip || (dst->stride[qa] >= 1 && dst->stride[qa] <= MAX_MASKED_PITCH);
+  bool shifted = vectors && staged_edges(p);
   char *declare = e->declare;
   if (vectors && dst->stride[qa] > 1) {
     int unit = p->elem_size > 8 ? 8 : (int)p->elem_size, lanes = v * ((int)p->elem_size / unit);
@@ -1022,17 +1027,43 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     const char *attributes = p->vector_bytes == 64 ? "\"min-legal-vector-width\"=\"512\"" : "";
     /* a zip's a is one block wide (the tile holds all k of it); else whole
      * groups of blocks (a power of two) */
-    char va_s[48], vb_s[48];
+    char va_s[48], vb_s[48], a_next[320], b_next[320];
     snprintf(va_s, sizeof va_s, p->zip ? "add i64 %%na, 0" : "and i64 %%na, -%s", step_s);
     snprintf(vb_s, sizeof vb_s, p->unzip ? "add i64 %%nb, 0" : "and i64 %%nb, -%s", micro_s);
-    const char *kv[] = {"TILE", tile_s, "MICRO", micro_s, "STEP_A", step_s, "VA_ALL", va_s, "VB_ALL", vb_s, "VECTORS", vectors ? "true" : "false",
+    /* a staged tile without fused dims covers its edges with blocks too: the
+     * last block of a row or column of blocks is moved back to end at the
+     * tile's edge (it overlaps the one before, whose elements it stages
+     * again), so that only tiles narrower than a block take the element loops */
+    char extents[320];
+    if (shifted)
+      snprintf(extents, sizeof extents,
+               "  %%vb.ok = icmp sge i64 %%nb, %s\n  %%vb.all = select i1 %%vb.ok, i64 %%nb, i64 0\n"
+               "  %%va.ok = icmp sge i64 %%na, %s\n  %%va.all = select i1 %%va.ok, i64 %%na, i64 0",
+               micro_s, step_s);
+    else
+      snprintf(extents, sizeof extents, "  %%vb.all = %s\n  %%va.all = %s", vb_s, va_s);
+    for (int k = 0; k < 2; k++) {
+      const char *c = k ? "b" : "a", *last = k ? "%vb" : "%va.x", *step = k ? micro_s : step_s;
+      char *out_s = k ? b_next : a_next;
+      if (shifted)
+        snprintf(out_s, 320,
+                 "  %%%si.step = add nuw nsw i64 %%%si, %s\n  %%%si.last = sub nsw i64 %s, %s\n"
+                 "  %%%si.in = icmp ult i64 %%%si.step, %%%si.last\n"
+                 "  %%%si.next = select i1 %%%si.in, i64 %%%si.step, i64 %%%si.last\n  %%%scont.v = icmp ult i64 %%%si, %%%si.last",
+                 c, c, step, c, last, step, c, c, c, c, c, c, c, c, c, c);
+      else
+        snprintf(out_s, 320, "  %%%si.next = add nuw nsw i64 %%%si, %s\n  %%%scont.v = icmp slt i64 %%%si.next, %s", c, c, step, c,
+                 c, k ? "%vb" : p->staged && vectors ? "%va.x" : "%va");
+    }
+    const char *kv[] = {"TILE", tile_s, "MICRO", micro_s, "STEP_A", step_s, "VECTORS", vectors ? "true" : "false",
                         "DECLARATIONS", e->part ? "" : declare,
                         "ATTRIBUTES", attributes, "SIGNATURE", signature,
                         "NAME", kname, "SETUP", body(&part[TL_SETUP]), "MICRO_BLOCK", body(&part[TL_MICRO]),
                         "TILE_SETUP", body(&part[TL_TILE]), "B0", b0.s, "A0", a0.s, "BEND", bend.s, "AEND", aend.s,
                         "BROW", body(&part[TL_BROW]), "FLUSH", body(&part[TL_FLUSH]),
                         "BLOCKS_DONE", vectors && p->staged ? "flush" : "edges",
-                        "HALO", vectors && p->staged ? halo : "", "VA_LOOP", vectors && p->staged ? "%va.x" : "%va", "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
+                        "HALO", vectors && p->staged ? halo : "", "A_NEXT", a_next, "B_NEXT", b_next,
+                        "BLOCK_EXTENTS", extents, "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
                         "METADATA", md ? md : "", "LINKAGE", e->part ? "internal " : ""};
     st = ixj__template_fill(ixj__template_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }

@@ -25,8 +25,7 @@ tile.body:
 @@TILE_SETUP@@
   %nb = sub nsw i64 @@BEND@@, @@B0@@
   %na = sub nsw i64 @@AEND@@, @@A0@@
-  %vb.all = @@VB_ALL@@
-  %va.all = @@VA_ALL@@
+@@BLOCK_EXTENTS@@
   %vb = select i1 @@VECTORS@@, i64 %vb.all, i64 0
   %va = select i1 @@VECTORS@@, i64 %va.all, i64 0
 @@HALO@@
@@ -52,13 +51,11 @@ mcol:
   %ai = phi i64 [ 0, %mrow ], [ %ai.next, %mcol ]
   %ai.o = call i64 asm "", "=r,0"(i64 %ai) nounwind memory(none)
 @@MICRO_BLOCK@@
-  %ai.next = add nuw nsw i64 %ai, @@STEP_A@@
-  %acont.v = icmp slt i64 %ai.next, @@VA_LOOP@@
+@@A_NEXT@@
   br i1 %acont.v, label %mcol, label %mrow.next
 
 mrow.next:
-  %bi.next = add nuw nsw i64 %bi, @@MICRO@@
-  %bcont.v = icmp slt i64 %bi.next, %vb
+@@B_NEXT@@
   br i1 %bcont.v, label %mrow, label %@@BLOCKS_DONE@@
 @@FLUSH@@
 ; two rectangles left, element by element: the columns right of the blocks
