@@ -571,10 +571,13 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
 }
 
 /* A staged tile (plan.staged): the buffer holds the tile's T rows of T
- * elements and a line of halo (emit_stage_flush), row after row, with 64
+ * elements and a line of halo (emit_stage_flush), row after row, or, spanning
+ * a (plan.tile_a), rows of a's extent back to back as in the destination; 64
  * bytes before the first (the first row's head load) and after the last (its
  * tail load). A staged plan's blocks move a line of row at a time. */
-static int stage_row_bytes(const ixj_plan *p) { return p->tile * (int)p->elem_size + 64; }
+static int stage_row_bytes(const ixj_plan *p) {
+  return p->tile_a ? p->tile_a * (int)p->elem_size : p->tile * (int)p->elem_size + 64;
+}
 static int stage_bytes(const ixj_plan *p) { return 64 + p->tile * stage_row_bytes(p) + 64; }
 /* Whether a staged tile's blocks also cover its edges (emit_tiled: the last
  * block of each row and column moved back to end at the edge): not with a
@@ -812,7 +815,10 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
   char md[64];
   snprintf(md, sizeof md, "!alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
   name first = ref(e, a0);
-  ixj__text_put(t, "flush:\n  %%f.n = mul nuw nsw i64 %%va, %zu\n  %%f.mid = icmp ne i64 %s, 0\n"
+  /* a tile spanning a (plan.tile_a) is one run of %vb rows of %va */
+  if (p->tile_a) ixj__text_put(t, "flush:\n  %%f.va = mul nuw nsw i64 %%vb, %%va\n");
+  else ixj__text_put(t, "flush:\n  %%f.va = add i64 %%va, 0\n");
+  ixj__text_put(t, "  %%f.n = mul nuw nsw i64 %%f.va, %zu\n  %%f.mid = icmp ne i64 %s, 0\n"
                    "  %%f.inner = and i1 %%f.mid, %%f.halo\n  br i1 %%f.inner, label %%fin, label %%frow\n\n",
                 p->elem_size, first.s);
   /* Inside a row (neither its first tile nor its last) every row piece is
@@ -831,7 +837,7 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                    "  %%i.so = mul nuw nsw i64 %%fi.o, %d\n  %%i.sh = add nuw nsw i64 %%i.so, %%i.h\n"
                    "  %%i.s = getelementptr i8, ptr %%stage, i64 %%i.sh\n  %%i.dh = getelementptr i8, ptr %%i.d, i64 %%i.h\n",
                 e->scalar, id.s, stage_row_bytes(p));
-  for (int k = 0; k < p->tile * (int)p->elem_size / 64; k++)
+  for (int k = 0; k < p->tile * (int)p->elem_size / 64; k++) /* (a spanning tile has no halo: never here) */
     ixj__text_put(t, "  %%i.s%d = getelementptr i8, ptr %%i.s, i64 %d\n  %%i.v%d = load <8 x i64>, ptr %%i.s%d, align 1\n"
                      "  %%i.d%d = getelementptr i8, ptr %%i.dh, i64 %d\n"
                      "  store <8 x i64> %%i.v%d, ptr %%i.d%d, align 64, !nontemporal !%d, %s\n",
@@ -878,15 +884,16 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                    "  %%fk.next = add nuw nsw i64 %%fk.o, 64\n  %%fk.more = icmp ult i64 %%fk.next, %%f.e\n"
                    "  br i1 %%fk.more, label %%fline.body, label %%fline\n\n",
                 MD_NONTEMPORAL, md);
-  ixj__text_put(t, "fline:\n  %%fj.next = add nuw nsw i64 %%fj.o, 1\n  %%fj.more = icmp slt i64 %%fj.next, %%vb\n"
-                   "  br i1 %%fj.more, label %%frow, label %%edges\n\n");
+  ixj__text_put(t, "fline:\n  %%fj.next = add nuw nsw i64 %%fj.o, 1\n  %%fj.more = icmp slt i64 %%fj.next, %s\n"
+                   "  br i1 %%fj.more, label %%frow, label %%edges\n\n",
+                p->tile_a ? "1" : "%vb");
 }
 
 static ixj_status emit_tiled(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
   iprog *g = &lw->prog;
-  int r = p->rank, qb = r - 2, qa = r - 1, T = p->tile;
+  int r = p->rank, qb = r - 2, qa = r - 1, T = p->tile, Ta = p->tile_a ? p->tile_a : T;
   text part[TL_PARTS] = {{0}};
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   IXJ_ASSERT(err, dst->num_tail == 0 && src->num_tail == 0); /* tiles are planned for single LMADs only */
@@ -905,7 +912,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
    * 256-byte pieces a megabyte apart. */
   int kb = outer + 1, ka = outer;
   tshape[kb] = (extent[0] + T - 1) / T;
-  tshape[ka] = (extent[1] + T - 1) / T;
+  tshape[ka] = (extent[1] + Ta - 1) / Ta;
   int tix = ixj__iprog_emit(g, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%tix", 0), -1, -1, 0);
   if (p->super_a) { /* (outer..., block a, block b, a in block, b in block): tile = block * width + in block */
     IXJ_ASSERT(err, outer + 4 <= IXJ_MAX_RANK + 2 && tshape[ka] % p->super_a == 0 && tshape[kb] % p->super_b == 0);
@@ -930,8 +937,9 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   int corner[2], end[2];
   for (int k = 0; k < 2; k++) {
     int t0 = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, digit[k ? ka : kb], -1, -1, 0);
-    corner[k] = ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NUW | IPROG_NSW, t0, ixj__iprog_const_s64(g, T), -1, 0);
-    int t1 = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NUW | IPROG_NSW, corner[k], ixj__iprog_const_s64(g, T), -1, 0);
+    int64_t edge = k ? Ta : T;
+    corner[k] = ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NUW | IPROG_NSW, t0, ixj__iprog_const_s64(g, edge), -1, 0);
+    int t1 = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NUW | IPROG_NSW, corner[k], ixj__iprog_const_s64(g, edge), -1, 0);
     int full = ixj__iprog_emit(g, IOP_ULT, IPROG_I1, 0, t1, ixj__iprog_const_s64(g, extent[k]), -1, 0);
     end[k] = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, full, t1, ixj__iprog_const_s64(g, extent[k]), 0);
   }
@@ -1002,7 +1010,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   snprintf(halo, sizeof halo,
            "  %%f.rest = sub nsw i64 %lld, %s\n  %%f.halo = icmp sge i64 %%f.rest, %d\n"
            "  %%va.x = select i1 %%f.halo, i64 %d, i64 %%va\n",
-           (long long)extent[1], a0n.s, T + v * group, T + v * group);
+           (long long)extent[1], a0n.s, Ta + v * group, Ta + v * group);
 
   /* the edges: a row b, then each element a of it */
   int b = input(e, IPROG_S64, "%%b.o", 0), a = input(e, IPROG_S64, "%%a.o", 0);

@@ -116,7 +116,8 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
     int64_t ea = p->shape[r - 1] * (fused_a >= 0 ? p->shape[fused_a] : 1), tiles = 1;
     for (int j = 0; j < r - 2; j++)
       if (j != fused_a && j != fused_b) tiles *= p->shape[j];
-    tiles *= (eb + p->tile - 1) / p->tile * ((ea + p->tile - 1) / p->tile);
+    int64_t ta = p->tile_a ? p->tile_a : p->tile;
+    tiles *= (eb + p->tile - 1) / p->tile * ((ea + ta - 1) / ta);
     if ((int64_t)p->work_units != tiles)
       fail_msg("%s: %llu work units for %lld tiles", dst_text, (unsigned long long)p->work_units, (long long)tiles);
   }
@@ -325,8 +326,11 @@ static void row_vectors(void **state) {
   ixj_ixfun_free(s);
 }
 
-/* Staged tiles (plan.staged): streamed transposes into rows off lines. A
- * tile's last line reaches into the next tile's columns (its halo); rows whose
+/* Staged tiles (plan.staged): streamed transposes into rows off lines.
+ * Where the destination's rows are back to back and at most 1 KiB, a tile
+ * spans them (plan.tile_a: one run of destination); else a tile's last line
+ * reaches into the next tile's columns (its halo: rows of 1100 elements,
+ * and padded rows); rows whose
  * last tile leaves no room for a halo (104 = 3 tiles of 32 and 8 more: the last
  * tile has no blocks), exactly one block column (112), rows of one tile, rows
  * that meet in the middle of a line (batches back to back), and a fused a;
@@ -340,6 +344,8 @@ static void staged_tiles(void **state) {
                                    {"iota 3 40 100", "iota 3 100 40 | permute 0 2 1"},
                                    {"iota 200 259", "iota 259 200 | permute 1 0"},
                                    {"iota 84 116", "iota 116 84 | permute 1 0"},
+                                   {"iota 40 1100", "iota 1100 40 | permute 1 0"},
+                                   {"iota 70 112 | slice : :104", "iota 104 70 | permute 1 0"},
                                    {"iota 5 20 60", "iota 5 60 20 | permute 0 2 1"},
                                    {"iota 64 270 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256"}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) /* the moved blocks read no further than the edge */
@@ -350,6 +356,7 @@ static void staged_tiles(void **state) {
     const char *dst, *src;
     int vector_bytes, stream, staged, nontemporal;
   } want[] = {{"iota 300 270", "iota 270 300 | permute 1 0", 64, 1, 1, 1},
+              {"iota 300 250", "iota 250 300 | permute 1 0", 64, 1, 1, 1},
               {"iota 256 384", "iota 384 256 | permute 1 0", 64, 1, 0, 1},
               {"iota 300 270", "iota 270 300 | permute 1 0", 64, 0, 0, 0},
               {"iota 300 270", "iota 270 300 | permute 1 0", 32, 1, 0, 0}};
@@ -362,6 +369,7 @@ static void staged_tiles(void **state) {
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
     assert_int_equal(p->staged, want[c].staged);
     assert_int_equal(p->nontemporal, want[c].nontemporal);
+    assert_int_equal(p->tile_a, c == 1 ? 250 : 0); /* 250 x 4 bytes: spanned; 270 x 4 bytes: over 1 KiB */
     free(p);
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
