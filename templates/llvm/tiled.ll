@@ -8,6 +8,9 @@
 ; source rows interleaved into one contiguous run; an unzip: all @@MICRO@@ of b
 ; in one block, one contiguous run deinterleaved into its rows);
 ; the rows and columns left over at the space's edges move one by one.
+; Staged (plan.staged: destination rows off lines, streamed), the blocks go to
+; a buffer on the stack, a column of them more (the halo) where the next tile
+; has blocks, and each tile row goes out as whole lines (emit_stage_flush).
 ; signature: @@SIGNATURE@@
 ; "ixjit-no-vectorize": its vectors are written here; the JIT leaves LLVM's
 ; loop vectorizer out of a module of such functions (runtime/jit_llvm.c)
