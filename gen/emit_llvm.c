@@ -576,7 +576,8 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
  * bytes before the first (the first row's head load) and after the last (its
  * tail load). A staged plan's blocks move a line of row at a time. */
 static int stage_row_bytes(const ixj_plan *p) {
-  return p->tile_a ? p->tile_a * (int)p->elem_size : p->tile * (int)p->elem_size + 64;
+  int ta = p->tile_a ? p->tile_a : p->tile;
+  return p->span ? ta * (int)p->elem_size : ta * (int)p->elem_size + 64;
 }
 static int stage_bytes(const ixj_plan *p) { return 64 + p->tile * stage_row_bytes(p) + 64; }
 /* Whether a staged tile's blocks also cover its edges (emit_tiled: the last
@@ -815,14 +816,14 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
   char md[64];
   snprintf(md, sizeof md, "!alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
   name first = ref(e, a0);
-  /* a tile spanning a (plan.tile_a) is one run of %vb rows of %va */
-  if (p->tile_a) ixj__text_put(t, "flush:\n  %%f.va = mul nuw nsw i64 %%vb, %%va\n");
+  /* a tile spanning a (plan.span) is one run of %vb rows of %va */
+  if (p->span) ixj__text_put(t, "flush:\n  %%f.va = mul nuw nsw i64 %%vb, %%va\n");
   else ixj__text_put(t, "flush:\n  %%f.va = add i64 %%va, 0\n");
   ixj__text_put(t, "  %%f.n = mul nuw nsw i64 %%f.va, %zu\n  %%f.mid = icmp ne i64 %s, 0\n"
                    "  %%f.inner = and i1 %%f.mid, %%f.halo\n  br i1 %%f.inner, label %%fin, label %%frow\n\n",
                 p->elem_size, first.s);
   /* Inside a row (neither its first tile nor its last) every row piece is
-   * T x elem_size / 64 whole lines from its head h on (for 0 < h < 64 the
+   * (tile width) x elem_size / 64 whole lines from its head h on (for 0 < h < 64 the
    * last one ends in the halo): no masks, no bounds, a constant count, about
    * a third of the instructions of the loop below, which was most of a staged
    * tile's work in cache. */
@@ -837,7 +838,7 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                    "  %%i.so = mul nuw nsw i64 %%fi.o, %d\n  %%i.sh = add nuw nsw i64 %%i.so, %%i.h\n"
                    "  %%i.s = getelementptr i8, ptr %%stage, i64 %%i.sh\n  %%i.dh = getelementptr i8, ptr %%i.d, i64 %%i.h\n",
                 e->scalar, id.s, stage_row_bytes(p));
-  for (int k = 0; k < p->tile * (int)p->elem_size / 64; k++) /* (a spanning tile has no halo: never here) */
+  for (int k = 0; k < (p->tile_a ? p->tile_a : p->tile) * (int)p->elem_size / 64; k++) /* (a span has no halo) */
     ixj__text_put(t, "  %%i.s%d = getelementptr i8, ptr %%i.s, i64 %d\n  %%i.v%d = load <8 x i64>, ptr %%i.s%d, align 1\n"
                      "  %%i.d%d = getelementptr i8, ptr %%i.dh, i64 %d\n"
                      "  store <8 x i64> %%i.v%d, ptr %%i.d%d, align 64, !nontemporal !%d, %s\n",
@@ -886,7 +887,7 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                 MD_NONTEMPORAL, md);
   ixj__text_put(t, "fline:\n  %%fj.next = add nuw nsw i64 %%fj.o, 1\n  %%fj.more = icmp slt i64 %%fj.next, %s\n"
                    "  br i1 %%fj.more, label %%frow, label %%edges\n\n",
-                p->tile_a ? "1" : "%vb");
+                p->span ? "1" : "%vb");
 }
 
 static ixj_status emit_tiled(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {

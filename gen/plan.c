@@ -409,12 +409,22 @@ static int super_width(uint64_t n) {
  * (240-byte rows) ran at 0.44-0.55 of the ceiling, below oneDNN's reorder at
  * 1 thread. The blocks cover the edges (no fused dims). */
 #define SPAN_BYTES 1024
+/* Elsewhere a staged tile of 1- or 2-byte elements (64 bytes of row, one
+ * block group) is WIDE_TILES times as wide along a, where a has room for two:
+ * its halo, one more block group, is then a quarter of its blocks, not as
+ * many as its own. Measured (1 thread, interleaved four times, ixjit / the
+ * ceiling): 8000 x 8010 bytes 1.26-1.32x (0.39-0.49 -> 0.51-0.65), 5700 x 5701
+ * halves 0.23-0.29 -> 0.31-0.37 (its runs are bimodal, both builds); twice as
+ * wide 1.02-1.30x; twice as wide at 4 and 8 bytes (halo a half and a
+ * quarter) 0.76-0.92x. */
+#define WIDE_TILES 4
 static void stage_tiles(ixj_plan *p, int cpu_vector_bytes) {
   p->staged = staged_rows(p, cpu_vector_bytes);
   int64_t a = ixj__plan_tile_a_extent(p);
-  bool span = p->staged && !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == a &&
-              a * (int64_t)p->elem_size <= SPAN_BYTES;
-  p->tile_a = span ? (int)a : 0;
+  p->span = p->staged && !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == a &&
+            a * (int64_t)p->elem_size <= SPAN_BYTES;
+  bool wide = p->staged && !p->span && p->tile * (int64_t)p->elem_size == 64 && a >= 2 * WIDE_TILES * p->tile;
+  p->tile_a = p->span ? (int)a : wide ? WIDE_TILES * p->tile : 0;
 }
 
 /* TILED: the work units (tiles) and, streamed on a CPU, the walk in blocks of
@@ -617,9 +627,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d tile_a=%d super=%dx%d"
-                   " fill_pitch=%d row_lanes=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner, p->zip, p->unzip, p->stack,
-                   p->staged, p->tile_a, p->super_a, p->super_b, p->fill_pitch, p->row_lanes, p->cat_axis);
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d tile_a=%d span=%d"
+                   " super=%dx%d fill_pitch=%d row_lanes=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner, p->zip, p->unzip,
+                   p->stack, p->staged, p->tile_a, p->span, p->super_a, p->super_b, p->fill_pitch, p->row_lanes, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
   for (int k = 0; k < p->num_parts; k++) {

@@ -92,9 +92,10 @@ typedef struct ixj_plan {
                        number of 64-byte lines, or a misaligned start): the blocks go to a tile-sized buffer
                        on the stack, and each tile row is moved out with its whole lines streamed and the
                        partial lines at its ends stored byte-masked (emit_stage_flush); 0: stored in place */
-  int tile_a;       /* TILED on a CPU, staged: the tile's extent along a where it spans the whole of a (the
-                       destination's rows back to back: a tile's rows are then one contiguous run, staged and
-                       flushed as one); 0: `tile` */
+  int tile_a;       /* TILED on a CPU, staged: the tile's extent along a where it is not `tile` (0): all of a
+                       (span), or wider tiles for 1- and 2-byte elements, whose halo is then a smaller part */
+  int span;         /* TILED on a CPU, staged: a tile spans the whole of a and the destination's rows are back
+                       to back, so that a tile's rows are one contiguous run, staged and flushed as one */
   int num_operands; /* dst first; fill: dst + value */
   plan_operand operand[PLAN_MAX_OPERANDS];
   uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */

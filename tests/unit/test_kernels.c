@@ -328,9 +328,10 @@ static void row_vectors(void **state) {
 
 /* Staged tiles (plan.staged): streamed transposes into rows off lines.
  * Where the destination's rows are back to back and at most 1 KiB, a tile
- * spans them (plan.tile_a: one run of destination); else a tile's last line
+ * spans them (plan.span: one run of destination); else a tile's last line
  * reaches into the next tile's columns (its halo: rows of 1100 elements,
- * and padded rows); rows whose
+ * where 1- and 2-byte tiles are four times as wide, padded rows, rows in
+ * reverse order); rows whose
  * last tile leaves no room for a halo (104 = 3 tiles of 32 and 8 more: the last
  * tile has no blocks), exactly one block column (112), rows of one tile, rows
  * that meet in the middle of a line (batches back to back), and a fused a;
@@ -345,6 +346,7 @@ static void staged_tiles(void **state) {
                                    {"iota 200 259", "iota 259 200 | permute 1 0"},
                                    {"iota 84 116", "iota 116 84 | permute 1 0"},
                                    {"iota 40 1100", "iota 1100 40 | permute 1 0"},
+                                   {"iota 70 104 | slice ::-1", "iota 104 70 | permute 1 0"},
                                    {"iota 70 112 | slice : :104", "iota 104 70 | permute 1 0"},
                                    {"iota 5 20 60", "iota 5 60 20 | permute 0 2 1"},
                                    {"iota 64 270 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256"}};
@@ -360,6 +362,21 @@ static void staged_tiles(void **state) {
               {"iota 256 384", "iota 384 256 | permute 1 0", 64, 1, 0, 1},
               {"iota 300 270", "iota 270 300 | permute 1 0", 64, 0, 0, 0},
               {"iota 300 270", "iota 270 300 | permute 1 0", 32, 1, 0, 0}};
+  /* 1-byte tiles four times as wide where a has room for two */
+  {
+    ixj_ixfun *d = parse_ok("iota 40 1100"), *s = parse_ok("iota 1100 40 | permute 1 0");
+    const ixj_ixfun *srcs[1] = {s};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 1, .dst = d, .num_srcs = 1, .srcs = srcs, .last_level_cache = 1,
+                        .cpu_vector_bytes = 64};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->staged, 1);
+    assert_int_equal(p->tile_a, 4 * p->tile);
+    assert_int_equal(p->span, 0);
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
   for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
     ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
     const ixj_ixfun *srcs[1] = {s};
@@ -370,6 +387,7 @@ static void staged_tiles(void **state) {
     assert_int_equal(p->staged, want[c].staged);
     assert_int_equal(p->nontemporal, want[c].nontemporal);
     assert_int_equal(p->tile_a, c == 1 ? 250 : 0); /* 250 x 4 bytes: spanned; 270 x 4 bytes: over 1 KiB */
+    assert_int_equal(p->span, c == 1);
     free(p);
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
