@@ -12,7 +12,9 @@
  * needs (copy only), so a mutated view has a partner of its shape. FLAGS are
  * letters: 'p' runs a prepared kernel (kernel.h) instead of ixj_copy etc.,
  * 'u' places every buffer one element off 64-byte alignment, 'r' runs it a
- * second time on the same context (a memory hit, the fast path).
+ * second time on the same context (a memory hit, the fast path), 's' runs it
+ * on a context that streams every output (its last-level cache one byte:
+ * streaming stores, staged transpose tiles).
  *
  * Every operand lives in its own mmap'd region between PROT_NONE guard
  * pages, its buffer ending at the last accessible byte (and starting after
@@ -100,7 +102,7 @@ typedef struct request {
   ixj_op_kind op;
   size_t elem;
   int axis;
-  bool prepared, misaligned, repeat;
+  bool prepared, misaligned, repeat, streamed;
   int num_lines;
   char *lines[1 + MAX_SRCS];
 } request;
@@ -136,6 +138,7 @@ static bool parse_request(char *text, request *r) {
     if (*h == 'p') r->prepared = true;
     else if (*h == 'u') r->misaligned = true;
     else if (*h == 'r') r->repeat = true;
+    else if (*h == 's') r->streamed = true;
   }
   for (char *line = nl + 1; line && r->num_lines < 1 + MAX_SRCS;) {
     char *next = strchr(line, '\n');
@@ -149,19 +152,20 @@ static bool parse_request(char *text, request *r) {
 
 /* ---- the context ---------------------------------------------------------- */
 
-static ixj_context *ctx;
+static ixj_context *contexts[2]; /* [streamed] */
 
-static ixj_context *shared_context(void) {
-  if (ctx) {
+static ixj_context *shared_context(bool streamed) {
+  ixj_context **ctx = &contexts[streamed];
+  if (*ctx) {
     ixj_cache_stats s;
-    ixj_context_cache_stats(ctx, &s);
-    if (s.compiles < 512) return ctx;
-    ixj_context_destroy(ctx);
-    ctx = NULL;
+    ixj_context_cache_stats(*ctx, &s);
+    if (s.compiles < 512) return *ctx;
+    ixj_context_destroy(*ctx);
+    *ctx = NULL;
   }
-  ixj_context_options o = {.num_threads = 1, .disk_cache = -1};
-  CHECK(ixj_context_create(&o, &ctx, NULL) == IXJ_OK);
-  return ctx;
+  ixj_context_options o = {.num_threads = 1, .disk_cache = -1, .last_level_cache = streamed ? 1 : 0};
+  CHECK(ixj_context_create(&o, ctx, NULL) == IXJ_OK);
+  return *ctx;
 }
 
 /* ---- one operation --------------------------------------------------------- */
@@ -195,7 +199,7 @@ static void footprint(const ixj_ixfun *f, size_t elem, size_t size, unsigned cha
 
 static ixj_status run_jit(const request *r, ixj_operand *dst, int n, ixj_operand *srcs, const void *value,
                           ixj_error *err) {
-  ixj_context *c = shared_context();
+  ixj_context *c = shared_context(r->streamed);
   if (!r->prepared) {
     if (r->op == IXJ_OP_COPY) return ixj_copy(c, dst, srcs, r->elem, NULL, err);
     if (r->op == IXJ_OP_FILL) return ixj_fill(c, dst, value, r->elem, NULL, err);
