@@ -809,10 +809,26 @@ static int64_t tile_step(const plan_operand *o, int i, tile_dim t) {
  * its head (the line it shares with the row before), are byte-masked stores
  * (a 64-byte vector's high h or low t bytes, h, t < 64), so that nothing
  * outside the row piece is written. */
-static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
+/* The head of a flush loop over the tile's rows: block `label`, its row %<iv>
+ * (from 0, stepped in `latch`) and the opaque copy %<iv>.o, then the element
+ * offset of destination (b0 + row, a0), lowered; returns its name. */
+static name emit_flush_row(emitter *e, text *t, const char *label, const char *iv, const char *latch, int od, int b0, int a0) {
   const ixj_plan *p = e->p;
   const plan_operand *dst = &p->operand[0];
-  iprog *g = &e->lw.prog;
+  char copy[16], copy_fmt[16]; /* the copy's name, and as the input's format ("%%" for its "%") */
+  snprintf(copy, sizeof copy, "%%%s.o", iv);
+  snprintf(copy_fmt, sizeof copy_fmt, "%%%%%s.o", iv);
+  ixj__text_put(t, "%s:\n  %%%s = phi i64 [ 0, %%flush ], [ %%%s.next, %%%s ]\n"
+                   "  %s = call i64 asm \"\", \"=r,0\"(i64 %%%s) nounwind memory(none)\n",
+                label, iv, iv, latch, copy, iv);
+  int b = ixj__iprog_emit(&e->lw.prog, IOP_ADD, IPROG_S64, IPROG_NSW, b0, input(e, IPROG_S64, copy_fmt, 0), -1, 0);
+  int at = tile_offset(e, tile_offset(e, od, b, dst, tile_b(p)), a0, dst, tile_a(p));
+  flush(e, t);
+  return ref(e, at);
+}
+
+static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
+  const ixj_plan *p = e->p;
   char md[64];
   snprintf(md, sizeof md, "!alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
   name first = ref(e, a0);
@@ -827,12 +843,7 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
    * last one ends in the halo): no masks, no bounds, a constant count, about
    * a third of the instructions of the loop below, which was most of a staged
    * tile's work in cache. */
-  ixj__text_put(t, "fin:\n  %%fi = phi i64 [ 0, %%flush ], [ %%fi.next, %%fin ]\n"
-                   "  %%fi.o = call i64 asm \"\", \"=r,0\"(i64 %%fi) nounwind memory(none)\n");
-  int ib = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, b0, input(e, IPROG_S64, "%%fi.o", 0), -1, 0);
-  int iat = tile_offset(e, tile_offset(e, od, ib, dst, tile_b(p)), a0, dst, tile_a(p));
-  flush(e, t);
-  name id = ref(e, iat);
+  name id = emit_flush_row(e, t, "fin", "fi", "fin", od, b0, a0);
   ixj__text_put(t, "  %%i.d = getelementptr %s, ptr %%bp.0, i64 %s\n  %%i.a = ptrtoint ptr %%i.d to i64\n"
                    "  %%i.neg = sub i64 0, %%i.a\n  %%i.h = and i64 %%i.neg, 63\n"
                    "  %%i.so = mul nuw nsw i64 %%fi.o, %d\n  %%i.sh = add nuw nsw i64 %%i.so, %%i.h\n"
@@ -845,12 +856,7 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                   k, 64 * k, k, k, k, 64 * k, k, k, MD_NONTEMPORAL, md);
   ixj__text_put(t, "  %%fi.next = add nuw nsw i64 %%fi.o, 1\n  %%fi.more = icmp slt i64 %%fi.next, %%vb\n"
                    "  br i1 %%fi.more, label %%fin, label %%edges\n\n");
-  ixj__text_put(t, "frow:\n  %%fj = phi i64 [ 0, %%flush ], [ %%fj.next, %%fline ]\n"
-                   "  %%fj.o = call i64 asm \"\", \"=r,0\"(i64 %%fj) nounwind memory(none)\n");
-  int fb = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, b0, input(e, IPROG_S64, "%%fj.o", 0), -1, 0);
-  int at = tile_offset(e, tile_offset(e, od, fb, dst, tile_b(p)), a0, dst, tile_a(p));
-  flush(e, t);
-  name d = ref(e, at);
+  name d = emit_flush_row(e, t, "frow", "fj", "fline", od, b0, a0);
   ixj__text_put(t, "  %%f.d = getelementptr %s, ptr %%bp.0, i64 %s\n", e->scalar, d.s);
   ixj__text_put(t, "  %%f.so = mul nuw nsw i64 %%fj.o, %d\n  %%f.s = getelementptr i8, ptr %%stage, i64 %%f.so\n",
                 stage_row_bytes(p));
