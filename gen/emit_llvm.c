@@ -585,6 +585,62 @@ static int stage_bytes(const ixj_plan *p) { return 64 + p->tile * stage_row_byte
  * fused dim, whose offsets are constant steps from multiples of the block. */
 static bool staged_edges(const ixj_plan *p) { return p->staged && !p->a_inner && !p->b_inner; }
 
+/* A block's shuffle network (the stages above) as one inline-asm statement:
+ * LLVM's instruction selection spent some 60 us on each shufflevector and
+ * its fences (code generation 5.8 -> 4.8 ms and the passes 6.2 -> 4.9 ms on a
+ * 4-byte transpose's IR, the same object: docs/hot-path.md). The v rows are
+ * tied register operands $0..$(v-1) and $v a scratch register: each pair's
+ * lo goes to the scratch and its hi over the second row, and the first row's
+ * register becomes the scratch, so that no move is needed; the rows' final
+ * operands are tracked in slot[]. Unpacks of elem x 2^k bytes (elem: 0 for
+ * 16-byte elements, which have none) within 16-byte chunks, then chunk
+ * shuffles (vshufi64x2 of 64-byte vectors: lo the even chunks of the pair,
+ * hi the odd ones; of 32-byte ones vperm2i128 with AVX2, vshufi64x2 with
+ * AVX-512VL, whose registers 16-31 have no VEX form), exactly the shuffles of
+ * stage_source. Defines %x<blk>.s<stages>.<i>. */
+static void emit_asm_network(text *t, int blk, int v, int stages, int in_bits, int elem, int vector_bytes, bool evex,
+                             const char *vt) {
+  static const char *unpack[9] = {[1] = "bw", [2] = "wd", [4] = "dq", [8] = "qdq"};
+  int slot[64], scratch = v;
+  for (int i = 0; i < v; i++) slot[i] = i;
+  ixj__text_put(t, "  %%x%d.n = call {", blk);
+  for (int i = 0; i <= v; i++) ixj__text_put(t, "%s%s", i ? ", " : "", vt);
+  ixj__text_put(t, "} asm inteldialect \"");
+  bool first = true;
+  for (int k = 0; k < stages; k++)
+    for (int i = 0; i < v; i++) {
+      int bit = 1 << k;
+      if (i & bit) continue;
+      int a = slot[i], b = slot[i + bit];
+      const char *sep = first ? "" : "\\0A\\09";
+      first = false;
+      if (k < in_bits)
+        ixj__text_put(t, "%svpunpckl%s $%d, $%d, $%d\\0A\\09vpunpckh%s $%d, $%d, $%d", sep, unpack[elem << k], scratch, a, b,
+                      unpack[elem << k], b, a, b);
+      else if (vector_bytes == 64)
+        ixj__text_put(t, "%svshufi64x2 $%d, $%d, $%d, 0x88\\0A\\09vshufi64x2 $%d, $%d, $%d, 0xdd", sep, scratch, a, b, b, a, b);
+      else if (evex) /* registers 16-31 have no VEX form: the EVEX chunk shuffle of 32-byte vectors */
+        ixj__text_put(t, "%svshufi64x2 $%d, $%d, $%d, 0x0\\0A\\09vshufi64x2 $%d, $%d, $%d, 0x3", sep, scratch, a, b, b, a, b);
+      else
+        ixj__text_put(t, "%svperm2i128 $%d, $%d, $%d, 0x20\\0A\\09vperm2i128 $%d, $%d, $%d, 0x31", sep, scratch, a, b, b, a, b);
+      slot[i] = scratch;
+      scratch = a;
+    }
+  ixj__text_put(t, "\", \"");
+  const char *reg = evex ? "v" : "x"; /* without AVX-512 the first 16 registers only */
+  for (int i = 0; i < v; i++) ixj__text_put(t, "=%s,", reg);
+  ixj__text_put(t, "=&%s", reg);
+  for (int i = 0; i < v; i++) ixj__text_put(t, ",%d", i);
+  ixj__text_put(t, "\"(");
+  for (int i = 0; i < v; i++) ixj__text_put(t, "%s%s %%x%d.s0.%d", i ? ", " : "", vt, blk, i);
+  ixj__text_put(t, ") nounwind memory(none)\n");
+  for (int i = 0; i < v; i++) {
+    ixj__text_put(t, "  %%x%d.s%d.%d = extractvalue {", blk, stages, i);
+    for (int r = 0; r <= v; r++) ixj__text_put(t, "%s%s", r ? ", " : "", vt);
+    ixj__text_put(t, "} %%x%d.n, %d\n", blk, slot[i]);
+  }
+}
+
 static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_row, const int *dst_row) {
   const ixj_plan *p = e->p;
   int64_t pitch = p->operand[0].stride[p->rank - 1];
@@ -599,7 +655,11 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
   snprintf(fsuffix, sizeof fsuffix, "v%df32", floats);
   while ((1 << stages) < v) stages++;
   while (in_bits < stages && (1 << in_bits) * (int)p->elem_size < 16) in_bits++; /* lane bits inside a 16-byte chunk */
-  bool fences = stages > 1 && lanes * unit % 4 == 0; /* a vector of floats the same size */
+  /* the network as one inline-asm statement where the target's registers
+   * hold the block and a scratch one (emit_asm_network); else IR shuffles */
+  bool in_asm = p->asm_regs > v && lanes * unit >= 16 && (stages == in_bits || lanes * unit >= 32) &&
+                (lanes * unit < 64 || p->vector_bytes == 64); /* (512-bit types legal only with the attribute below) */
+  bool fences = !in_asm && stages > 1 && lanes * unit % 4 == 0; /* a vector of floats the same size */
   if (fences) { /* the fence's declaration, after the kernel's others */
     size_t used = strlen(e->declare);
     snprintf(e->declare + used, sizeof e->declare - used, "%sdeclare %s @llvm.arithmetic.fence.%s(%s)", used ? "\n" : "", ft,
@@ -630,7 +690,9 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
         ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%x%d.f%d, i32 0, i32 3, i32 1)\n", blk[g], i);
       }
     }
-    for (int k = 0; k < stages; k++) {
+    if (in_asm)
+      emit_asm_network(t, blk[g], v, stages, in_bits, unit == (int)p->elem_size ? unit : 0, lanes * unit, p->asm_regs == 32, vt);
+    for (int k = 0; k < stages && !in_asm; k++) {
       int bit = 1 << k;
       for (int i = 0; i < v; i++) {
         if (i & bit) continue;

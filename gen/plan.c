@@ -489,6 +489,7 @@ static void build_part(const ixj_plan *cat, int k, const plan_request *req, cons
   memset(p, 0, sizeof *p);
   p->op = IXJ_OP_COPY;
   p->elem_size = cat->elem_size;
+  p->asm_regs = cat->asm_regs;
   p->vector_elems = 1;
   p->cat_axis = -1;
   p->rank = cat->rank;
@@ -577,6 +578,7 @@ ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err)
   p->elem_size = req->elem_size;
   p->vector_elems = 1;
   p->cat_axis = -1;
+  p->asm_regs = req->gpu ? 0 : req->cpu_asm_regs;
   p->rank = ixj_ixfun_rank(dst);
   ixj_ixfun_shape(dst, p->shape);
   p->count = ixj_ixfun_num_points(dst);
@@ -628,8 +630,8 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
   ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d tile_a=%d span=%d"
-                   " super=%dx%d fill_pitch=%d row_lanes=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner, p->zip, p->unzip,
-                   p->stack, p->staged, p->tile_a, p->span, p->super_a, p->super_b, p->fill_pitch, p->row_lanes, p->cat_axis);
+                   " super=%dx%d fill_pitch=%d row_lanes=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner, p->zip,
+                   p->unzip, p->stack, p->staged, p->tile_a, p->span, p->super_a, p->super_b, p->fill_pitch, p->row_lanes, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
   for (int k = 0; k < p->num_parts; k++) {

@@ -96,6 +96,8 @@ typedef struct ixj_plan {
                        (span), or wider tiles for 1- and 2-byte elements, whose halo is then a smaller part */
   int span;         /* TILED on a CPU, staged: a tile spans the whole of a and the destination's rows are back
                        to back, so that a tile's rows are one contiguous run, staged and flushed as one */
+  int asm_regs;     /* CPU: the vector registers a transpose block's shuffle network may use as one inline-asm
+                       statement (the request's cpu_asm_regs); 0: IR shuffles */
   int num_operands; /* dst first; fill: dst + value */
   plan_operand operand[PLAN_MAX_OPERANDS];
   uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */
@@ -115,6 +117,7 @@ typedef struct plan_request {
   size_t last_level_cache;     /* bytes; 0: never stream */
   bool gpu;                    /* CUDA: 16-byte vectors, 32x32 (16x16 for wide elements) shared-memory tiles */
   int cpu_vector_bytes;        /* the host's widest vector register: 64 with AVX-512, else 32 (0: 32) */
+  int cpu_asm_regs;            /* vector registers the target lets inline-asm shuffles use (0: none, IR shuffles) */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */

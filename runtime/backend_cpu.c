@@ -16,7 +16,10 @@
  * its kernels are compiled for it and never loaded here, unless it is this
  * very CPU (the same target string). */
 static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *out, ixj_error *err) {
-  *out = (ixj__target){.backend = &ixj__backend_cpu, .loadable = true, .cpu_vector_bytes = ixj__jit_llvm_vector_bytes(ctx->jit)};
+  *out = (ixj__target){.backend = &ixj__backend_cpu,
+                       .loadable = true,
+                       .cpu_vector_bytes = ixj__jit_llvm_vector_bytes(ctx->jit),
+                       .cpu_asm_regs = ixj__jit_llvm_asm_registers(ctx->jit)};
   const char *name = ixj__jit_llvm_target(ctx->jit); /* copied, not formatted: every call passes here */
   if (arch) {
     const jit_cpu *other;
@@ -25,6 +28,7 @@ static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *ou
     if (other) {
       out->loadable = false;
       out->cpu_vector_bytes = other->vector_bytes;
+      out->cpu_asm_regs = other->asm_regs;
       name = other->target;
     }
   }

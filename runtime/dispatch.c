@@ -60,7 +60,8 @@ static ixj_status make_plan(ixj_context *ctx, const dispatch_request *req, const
                      .pointers = ptrs,
                      .last_level_cache = ctx->last_level_cache,
                      .gpu = req->backend->gpu,
-                     .cpu_vector_bytes = target->cpu_vector_bytes};
+                     .cpu_vector_bytes = target->cpu_vector_bytes,
+                     .cpu_asm_regs = target->cpu_asm_regs};
   return ixj__plan_build(&pr, plan, err);
 }
 

@@ -61,6 +61,7 @@ struct jit_llvm {
   char target[160];
   char toolchain[32];
   int vector_bytes;
+  int asm_regs;
   /* Other CPUs asked for (warming for another machine): added, never
    * removed, so a pointer to one stays valid for the JIT's lifetime. */
   pthread_mutex_t others_lock;
@@ -96,6 +97,11 @@ static bool has_feature(const char *features, const char *name) {
   for (const char *p = features; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) /* each "+name" or "-name" */
     if (p[0] == '+' && !strncmp(p + 1, name, n) && (p[1 + n] == ',' || p[1 + n] == '\0')) return true;
   return false;
+}
+
+static int asm_registers(const char *features) {
+  if (has_feature(features, "avx512bw") && has_feature(features, "avx512vl")) return 32;
+  return has_feature(features, "avx2") ? 16 : 0;
 }
 
 static int compare_names(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
@@ -167,6 +173,7 @@ ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err) {
   }
   ixj__cpu_target_name(j->cpu, j->enabled, j->target, sizeof j->target);
   j->vector_bytes = has_feature(j->features, "avx512f") && has_feature(j->features, "evex512") ? 64 : 32;
+  j->asm_regs = asm_registers(j->features);
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
   snprintf(j->toolchain, sizeof j->toolchain, "LLVM %u.%u.%u", major, minor, patch);
@@ -214,6 +221,7 @@ void ixj__jit_llvm_destroy(jit_llvm *j) {
 const char *ixj__jit_llvm_target(const jit_llvm *j) { return j->target; }
 const char *ixj__jit_llvm_toolchain(const jit_llvm *j) { return j->toolchain; }
 int ixj__jit_llvm_vector_bytes(const jit_llvm *j) { return j->vector_bytes; }
+int ixj__jit_llvm_asm_registers(const jit_llvm *j) { return j->asm_regs; }
 
 /* Whether `name` is one of the feature names of an LLVM feature list. */
 static bool knows_feature(const char *features, const char *name, size_t n) {
@@ -257,6 +265,7 @@ static ixj_status make_cpu(const jit_llvm *j, const char *spec, jit_cpu **out, i
     c->features = strdup("");
     snprintf(c->target, sizeof c->target, "cpu:%s:llvm-defaults", c->cpu);
     c->vector_bytes = 32;
+    c->asm_regs = 0; /* features unknown: IR shuffles */
   } else {
     /* every feature the host's LLVM reports is set one way or the other, so
      * the CPU's defaults never add one the list leaves out */
@@ -298,6 +307,7 @@ static ixj_status make_cpu(const jit_llvm *j, const char *spec, jit_cpu **out, i
     c->features = all;
     ixj__cpu_target_name(c->cpu, enabled, c->target, sizeof c->target);
     c->vector_bytes = has_feature(all, "avx512f") && has_feature(all, "evex512") ? 64 : 32;
+    c->asm_regs = asm_registers(all);
     free(enabled);
   }
   if (!c->features) {
@@ -441,6 +451,23 @@ static void machine_put(jit_llvm *j, machine *m) {
   if (!keep) machine_dispose(m);
 }
 
+/* LLVM reports some errors as diagnostics (an inline-asm operand it cannot
+ * allocate, say), and its default handler prints them and exits the process:
+ * this one keeps the first error's text for the compile's status. */
+typedef struct diagnostics {
+  bool error;
+  char message[256];
+} diagnostics;
+
+static void on_diagnostic(LLVMDiagnosticInfoRef info, void *opaque) {
+  diagnostics *d = opaque;
+  if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || d->error) return;
+  char *text = LLVMGetDiagInfoDescription(info);
+  d->error = true;
+  snprintf(d->message, sizeof d->message, "%s", text ? text : "(no description)");
+  LLVMDisposeMessage(text);
+}
+
 /* IR text -> optimized object code, entirely on the calling thread, for cpu
  * (NULL: the host); ph: NULL or where to add each phase's time. */
 static ixj_status compile_object(jit_llvm *j, const jit_cpu *cpu, const char *ir, LLVMMemoryBufferRef *obj,
@@ -452,6 +479,8 @@ static ixj_status compile_object(jit_llvm *j, const jit_cpu *cpu, const char *ir
   if (!m) return ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: cannot make a target machine for %s", cpu ? cpu->target : j->target);
   LLVMTargetMachineRef tm = m->tm;
   LLVMContextRef ctx = LLVMContextCreate();
+  diagnostics diag = {false, ""};
+  LLVMContextSetDiagnosticHandler(ctx, on_diagnostic, &diag);
   LLVMModuleRef mod = NULL;
   lap(PHASE(ph, machine), &t);
   /* the parser takes ownership of the buffer */
@@ -483,6 +512,10 @@ static ixj_status compile_object(jit_llvm *j, const jit_cpu *cpu, const char *ir
   if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &msg, obj)) {
     st = ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: code generation failed: %s", msg);
     LLVMDisposeMessage(msg);
+  } else if (diag.error) {
+    LLVMDisposeMemoryBuffer(*obj);
+    *obj = NULL;
+    st = ixj__fail(err, IXJ_ERR_BACKEND, "LLVM: code generation failed: %s", diag.message);
   }
 done:
   if (mod) LLVMDisposeModule(mod);

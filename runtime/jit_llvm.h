@@ -18,6 +18,7 @@ typedef struct jit_cpu {
   char *features;   /* the feature list the target machine gets: every feature the host's LLVM knows, + or - */
   char target[160]; /* "cpu:NAME:HASH" (the hash of the enabled features); "cpu:NAME:llvm-defaults" without a list */
   int vector_bytes; /* 64 with avx512f and evex512, else 32 */
+  int asm_regs;     /* the vector registers a transpose block's inline-asm shuffles may use (ixj__jit_asm_registers) */
   bool host;
 } jit_cpu;
 
@@ -29,6 +30,12 @@ const char *ixj__jit_llvm_target(const jit_llvm *jit);
  * AVX-512 (avx512f and evex512), else 32. Covered by the target string (its
  * features hash), so it never changes a signature's meaning. */
 int ixj__jit_llvm_vector_bytes(const jit_llvm *jit);
+/* The vector registers a transpose block's shuffle network may use as one
+ * inline-asm statement (gen/emit_llvm.c), from the host's features: 32 with
+ * AVX-512BW and VL (byte and word unpacks on zmm, registers 16-31 at every
+ * width), 16 with AVX2, else 0 (the shuffles stay IR). Covered by the target
+ * string like the vector width. */
+int ixj__jit_llvm_asm_registers(const jit_llvm *jit);
 /* "LLVM 19.1.7": the toolchain, part of every disk-cache key. */
 const char *ixj__jit_llvm_toolchain(const jit_llvm *jit);
 /* Optimizes (the kernels' own pass pipeline, codegen O2, host CPU and

@@ -77,6 +77,17 @@ static void run_chunks(const ixj_plan *p, ixj_kernel_fn fn, const void *const *p
   }
 }
 
+/* The registers inline-asm shuffles may use on this host at a vector width
+ * (as runtime/jit_llvm.c decides from the target's features): 64-byte
+ * vectors need AVX-512BW and VL; 0 where the host lacks them (IR shuffles,
+ * which LLVM lowers for any x86-64). Streamed cases take the asm, the others
+ * the IR, so both networks run every shape. */
+static int asm_regs(int vector_bytes, size_t stream_from) {
+  if (!stream_from) return 0;
+  if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) return 32;
+  return vector_bytes == 32 && __builtin_cpu_supports("avx2") ? 16 : 0;
+}
+
 /* One case at one vector width and cache size: JIT, run, compare. */
 static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, int num_srcs, const char *const *src_text,
                   int vector_bytes, size_t stream_from, size_t misalign, const char *want_strategy) {
@@ -104,7 +115,8 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
   if (op == IXJ_OP_FILL) ptrs[1] = value;
   plan_request req = {.op = op, .elem_size = elem, .dst = dst, .num_srcs = num_srcs,
                       .srcs = (const ixj_ixfun *const *)srcs, .cat_axis = axis, .pointers = ptrs,
-                      .last_level_cache = stream_from, .cpu_vector_bytes = vector_bytes};
+                      .last_level_cache = stream_from, .cpu_vector_bytes = vector_bytes,
+                      .cpu_asm_regs = asm_regs(vector_bytes, stream_from)};
   ixj_plan *p = malloc(sizeof *p);
   if (ixj__plan_build(&req, p, &err) != IXJ_OK) fail_msg("%s: plan: %s", dst_text, err.message);
   if (strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
