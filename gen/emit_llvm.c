@@ -576,8 +576,8 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
  * bytes before the first (the first row's head load) and after the last (its
  * tail load). A staged plan's blocks move a line of row at a time. */
 static int stage_row_bytes(const ixj_plan *p) {
-  int ta = p->tile_a ? p->tile_a : p->tile;
-  return p->span ? ta * (int)p->elem_size : ta * (int)p->elem_size + 64;
+  int row = ixj__plan_tile_edge_a(p) * (int)p->elem_size;
+  return p->span ? row : row + 64;
 }
 static int stage_bytes(const ixj_plan *p) { return 64 + p->tile * stage_row_bytes(p) + 64; }
 /* Whether a staged tile's blocks also cover its edges (emit_tiled: the last
@@ -911,7 +911,7 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                    "  %%i.so = mul nuw nsw i64 %%fi.o, %d\n  %%i.sh = add nuw nsw i64 %%i.so, %%i.h\n"
                    "  %%i.s = getelementptr i8, ptr %%stage, i64 %%i.sh\n  %%i.dh = getelementptr i8, ptr %%i.d, i64 %%i.h\n",
                 e->scalar, id.s, stage_row_bytes(p));
-  for (int k = 0; k < (p->tile_a ? p->tile_a : p->tile) * (int)p->elem_size / 64; k++) /* (a span has no halo) */
+  for (int k = 0; k < ixj__plan_tile_edge_a(p) * (int)p->elem_size / 64; k++) /* (a span has no halo) */
     ixj__text_put(t, "  %%i.s%d = getelementptr i8, ptr %%i.s, i64 %d\n  %%i.v%d = load <8 x i64>, ptr %%i.s%d, align 1\n"
                      "  %%i.d%d = getelementptr i8, ptr %%i.dh, i64 %d\n"
                      "  store <8 x i64> %%i.v%d, ptr %%i.d%d, align 64, !nontemporal !%d, %s\n",
@@ -962,7 +962,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
   iprog *g = &lw->prog;
-  int r = p->rank, qb = r - 2, qa = r - 1, T = p->tile, Ta = p->tile_a ? p->tile_a : T;
+  int r = p->rank, qb = r - 2, qa = r - 1, T = p->tile, Ta = ixj__plan_tile_edge_a(p);
   text part[TL_PARTS] = {{0}};
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   IXJ_ASSERT(err, dst->num_tail == 0 && src->num_tail == 0); /* tiles are planned for single LMADs only */

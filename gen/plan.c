@@ -431,7 +431,7 @@ static void stage_tiles(ixj_plan *p, int cpu_vector_bytes) {
  * tiles (below). */
 static void tile_work(ixj_plan *p, bool gpu) {
   uint64_t b = (uint64_t)ixj__plan_tile_b_extent(p), a = (uint64_t)ixj__plan_tile_a_extent(p);
-  uint64_t tile_a = (uint64_t)(p->tile_a ? p->tile_a : p->tile);
+  uint64_t tile_a = (uint64_t)ixj__plan_tile_edge_a(p);
   uint64_t outer = (uint64_t)p->count / (a * b);
   uint64_t tb = (b + (uint64_t)p->tile - 1) / (uint64_t)p->tile;
   uint64_t ta = (a + tile_a - 1) / tile_a;

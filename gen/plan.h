@@ -136,6 +136,8 @@ static inline int64_t ixj__plan_tile_b_extent(const ixj_plan *p) {
 static inline int64_t ixj__plan_tile_a_extent(const ixj_plan *p) {
   return p->a_inner ? p->shape[p->rank - 3] * p->shape[p->rank - 1] : p->shape[p->rank - 1];
 }
+/* TILED: the tile's edge along a (tile_a where set, else tile). */
+static inline int ixj__plan_tile_edge_a(const ixj_plan *p) { return p->tile_a ? p->tile_a : p->tile; }
 static inline int ixj__plan_tile_outer_dims(const ixj_plan *p) { return p->rank - (p->b_inner || p->a_inner ? 3 : 2); }
 
 /* Part k of a CAT_PARTS plan as a copy plan of its own, the same at planning

@@ -128,7 +128,7 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
     int64_t ea = p->shape[r - 1] * (fused_a >= 0 ? p->shape[fused_a] : 1), tiles = 1;
     for (int j = 0; j < r - 2; j++)
       if (j != fused_a && j != fused_b) tiles *= p->shape[j];
-    int64_t ta = p->tile_a ? p->tile_a : p->tile;
+    int64_t ta = ixj__plan_tile_edge_a(p);
     tiles *= (eb + p->tile - 1) / p->tile * ((ea + ta - 1) / ta);
     if ((int64_t)p->work_units != tiles)
       fail_msg("%s: %llu work units for %lld tiles", dst_text, (unsigned long long)p->work_units, (long long)tiles);
