@@ -100,6 +100,7 @@ typedef struct bench_meta {
   double load_avg_end[3];      /* at the end of the measuring: how busy the machine became */
   int reps;
   char threads[96];           /* the thread counts, e.g. "1,2" */
+  char pages[160];            /* the buffers' page policy and the kernel's THP mode (--pages) */
   int num_peers;
   bench_peer_info peers[4];
 } bench_meta;
@@ -133,6 +134,7 @@ typedef struct bench_options {
   int threads[BENCH_MAX_THREADS];
   int reps;
   double min_rep_ms;           /* a repetition repeats the call until it takes this long */
+  bool huge_pages;             /* buffers of 4 MiB and more advised onto huge pages (--pages) */
   bench_peers *peers;
 } bench_options;
 
@@ -199,6 +201,17 @@ void bench_peer_release(bench_peers *p, int k);
 /* The thread counts each peer ran at, into its info. */
 void bench_peers_note_threads(bench_peers *p, int k, int threads);
 void bench_peers_stop(bench_peers *p);
+
+/* ---- buffers and their pages (bench_pages.c) ----------------------------- */
+
+/* bytes rounded up to 64, 64-byte aligned, every byte set to byte (every page
+ * touched); from 4 MiB on with huge_pages, 2 MiB aligned and advised onto
+ * transparent huge pages. NULL when out of memory; free() it. */
+void *bench_buffer(size_t bytes, int byte, bool huge_pages);
+/* The policy in words, with what the kernel's THP setting makes of it. */
+void bench_pages_describe(bool huge_pages, char *out, size_t size);
+/* IXJIT_BENCH_PAGES=huge|small for the peer runners started after it. */
+void bench_pages_export(bool huge_pages);
 
 /* ---- the rest ------------------------------------------------------------ */
 

@@ -24,6 +24,9 @@ static const char usage_text[] =
     "  --min-time MS       a repetition repeats the call for at least MS ms (default 10)\n"
     "  --peers LIST        numpy,torch,onednn, all (default) or none\n"
     "  --no-gpu            do not try the CUDA path\n"
+    "  --pages huge|small  buffers of 4 MiB and more on transparent huge pages, as NumPy allocates them\n"
+    "                      (default), or on 4 KiB pages; the same for the ceiling, the generic kernel\n"
+    "                      and the peers\n"
     "  --micro             kernel-cache latencies and division sequences instead of a suite\n"
     "  --json FILE         write the results (Google Benchmark JSON layout)\n"
     "  --plot FILE.svg     write a bar chart of GB/s per case\n"
@@ -101,11 +104,12 @@ int cmd_bench(int argc, char **argv) {
       {"no-gpu", no_argument, NULL, 'G'},         {"micro", no_argument, NULL, 'M'},
       {"json", required_argument, NULL, 'j'},     {"plot", required_argument, NULL, 'P'},
       {"baseline", required_argument, NULL, 'b'}, {"threshold", required_argument, NULL, 'T'},
-      {"input", required_argument, NULL, 'i'},    {"help", no_argument, NULL, 'h'},
+      {"input", required_argument, NULL, 'i'},    {"pages", required_argument, NULL, 'g'},
+      {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   const char *filter_text = NULL, *json = NULL, *plot = NULL, *baseline = NULL, *input = NULL, *peers = "all";
   double scale = 1, threshold = 10, min_ms = 10;
-  bench_options o = {.reps = 5};
+  bench_options o = {.reps = 5, .huge_pages = true};
   bool gpu = true, micro = false;
   char *end;
   /* getopt_long wants argv[0] to be the program; ours starts at the first argument. */
@@ -138,6 +142,10 @@ int cmd_bench(int argc, char **argv) {
       break;
     case 'p': peers = optarg; break;
     case 'G': gpu = false; break;
+    case 'g':
+      if (!strcmp(optarg, "huge") || !strcmp(optarg, "small")) o.huge_pages = optarg[0] == 'h';
+      else status = cli_error(CLI_USAGE, "--pages: expected huge or small, got '%s'", optarg);
+      break;
     case 'M': micro = true; break;
     case 'j': json = optarg; break;
     case 'P': plot = optarg; break;
@@ -192,6 +200,8 @@ int cmd_bench(int argc, char **argv) {
     join_args(argc, argv, run.meta.command, sizeof run.meta.command);
     run.meta.reps = o.reps;
     run.meta.size_scale = scale;
+    bench_pages_describe(o.huge_pages, run.meta.pages, sizeof run.meta.pages);
+    bench_pages_export(o.huge_pages);
     size_t n = 0;
     for (int k = 0; k < o.num_threads && n < sizeof run.meta.threads; k++)
       n += (size_t)snprintf(run.meta.threads + n, sizeof run.meta.threads - n, k ? ",%d" : "%d", o.threads[k]);

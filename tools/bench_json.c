@@ -43,6 +43,7 @@ static cJSON *context_json(const bench_meta *m) {
   cJSON_AddStringToObject(c, "target", m->target);
   cJSON_AddNumberToObject(c, "llc_bytes", m->llc_bytes);
   cJSON_AddStringToObject(c, "threads", m->threads);
+  cJSON_AddStringToObject(c, "pages", m->pages);
   cJSON_AddNumberToObject(c, "reps", m->reps);
   cJSON_AddNumberToObject(c, "size_scale", m->size_scale);
   cJSON_AddStringToObject(c, "suite", m->suite);
@@ -167,6 +168,7 @@ static void read_context(const cJSON *c, bench_meta *m) {
   COPY_STR(m->command, c, "command");
   COPY_STR(m->gpu, c, "gpu");
   COPY_STR(m->threads, c, "threads");
+  COPY_STR(m->pages, c, "pages");
   m->num_cpus = (int)num(c, "num_cpus", 0);
   m->llc_bytes = num(c, "llc_bytes", 0);
   m->reps = (int)num(c, "reps", 0);

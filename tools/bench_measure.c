@@ -64,14 +64,6 @@ double bench_case_bytes(const bench_case *c, const ixj_ixfun *dst) {
   return c->op == IXJ_OP_FILL ? out : 2 * out;
 }
 
-/* 64-byte aligned, every page touched (so no repetition pays page faults). */
-static void *buffer(size_t bytes, int byte) {
-  size_t n = (bytes + 63) / 64 * 64;
-  void *p = aligned_alloc(64, n ? n : 64);
-  if (p) memset(p, byte, n ? n : 64);
-  return p;
-}
-
 typedef enum kind { M_IXJIT, M_LIBC, M_NT, M_GENERIC, M_PEER } kind;
 
 typedef struct slot {
@@ -168,7 +160,7 @@ static void free_state(state *s) {
   bench_generic_destroy(s->generic);
 }
 
-static bool setup(state *s, char *msg, size_t msg_size) {
+static bool setup(state *s, const bench_options *o, char *msg, size_t msg_size) {
   const bench_case *c = s->c;
   ixj_error err;
   ixj_ixfun *f;
@@ -183,7 +175,7 @@ static bool setup(state *s, char *msg, size_t msg_size) {
     return false;
   }
   s->dst.size_bytes = bytes;
-  if (!(s->dst.data = buffer(bytes, 0))) goto oom;
+  if (!(s->dst.data = bench_buffer(bytes, 0, o->huge_pages))) goto oom;
   for (int q = 0; q < c->num_srcs; q++) {
     if (ixj_ixfun_parse(c->src[q], &f, &err) != IXJ_OK) {
       snprintf(msg, msg_size, "src %d: %s", q + 1, err.message);
@@ -195,12 +187,12 @@ static bool setup(state *s, char *msg, size_t msg_size) {
       return false;
     }
     s->src[q].size_bytes = bytes;
-    if (!(s->src[q].data = buffer(bytes, 1 + q))) goto oom;
+    if (!(s->src[q].data = bench_buffer(bytes, 1 + q, o->huge_pages))) goto oom;
   }
   for (int b = 0; b < c->elem_size; b++) s->value[b] = (unsigned char)(0x11 * (b + 1));
   s->out_bytes = (size_t)ixj_ixfun_num_points(s->dst.ixfun) * (size_t)c->elem_size;
-  if (!(s->ceil_dst = buffer(s->out_bytes, 0))) goto oom;
-  if (c->op != IXJ_OP_FILL && !(s->ceil_src = buffer(s->out_bytes, 1))) goto oom;
+  if (!(s->ceil_dst = bench_buffer(s->out_bytes, 0, o->huge_pages))) goto oom;
+  if (c->op != IXJ_OP_FILL && !(s->ceil_src = bench_buffer(s->out_bytes, 1, o->huge_pages))) goto oom;
   s->generic = bench_generic_create(c->op, c->elem_size, c->axis, &s->dst, c->num_srcs, s->src, s->value);
   if (!s->generic) goto oom;
   return true;
@@ -249,7 +241,7 @@ bool bench_measure_case(const bench_case *c, const bench_options *o, bench_run *
     snprintf(msg, msg_size, "out of memory");
     goto done;
   }
-  if (!setup(&s, msg, msg_size)) goto done;
+  if (!setup(&s, o, msg, msg_size)) goto done;
   double bytes = bench_case_bytes(c, s.dst.ixfun);
   /* Peers are set up once per case; one that cannot express it is recorded once, with why. */
   for (int k = 0; k < npeers; k++) {

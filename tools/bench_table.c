@@ -104,6 +104,7 @@ void bench_table_print(const bench_run *run, FILE *out) {
     fputc('\n', out);
   }
   if (!gpu && run->meta.gpu[0]) fprintf(out, "gpu: %s\n", run->meta.gpu);
+  if (run->meta.pages[0]) fprintf(out, "pages: %s\n", run->meta.pages);
   if (run->meta.load_avg[0] >= 0)
     fprintf(out, "load average: %.2f at the start, %.2f at the end (%d CPUs)%s\n", run->meta.load_avg[0],
             run->meta.load_avg_end[0], run->meta.num_cpus,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define MAX_OPERANDS 66
@@ -43,6 +44,18 @@ static void release(void) {
   buf_src = buf_dst = NULL;
 }
 
+/* Like the bench's own buffers (tools/bench_pages.c): from 4 MiB on, 2 MiB
+ * aligned and advised onto huge pages when the bench says IXJIT_BENCH_PAGES=huge. */
+static void *buffer(size_t bytes) {
+  const char *pages = getenv("IXJIT_BENCH_PAGES");
+  size_t huge = (size_t)2 << 20, from = (size_t)4 << 20;
+  if (!pages || strcmp(pages, "huge") || bytes < from) return malloc(bytes ? bytes : 1);
+  size_t n = (bytes + huge - 1) / huge * huge;
+  void *p = aligned_alloc(huge, n);
+  if (p) (void)madvise(p, n, MADV_HUGEPAGE);
+  return p;
+}
+
 /* NULL when oneDNN can take the case, else why not. */
 static const char *prepare(const char *op, int elem, int n, operand *ops) {
   if (strcmp(op, "copy")) return "the oneDNN peer runs copies (reorders) only";
@@ -58,8 +71,8 @@ static const char *prepare(const char *op, int elem, int n, operand *ops) {
     if (dnnl_memory_desc_init_by_strides(&md[k], ops[k].rank, ops[k].shape, dt, ops[k].strides) != dnnl_success)
       return "dnnl_memory_desc_init_by_strides refused the layout";
   }
-  buf_dst = malloc(ops[0].bytes);
-  buf_src = malloc(ops[1].bytes);
+  buf_dst = buffer(ops[0].bytes);
+  buf_src = buffer(ops[1].bytes);
   if (!buf_dst || !buf_src) return "out of memory";
   memset(buf_dst, 0, ops[0].bytes);
   memset(buf_src, 1, ops[1].bytes);

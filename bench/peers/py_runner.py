@@ -5,6 +5,7 @@ tools/bench_peers.c). Usage: py_runner.py numpy|torch
 NumPy: np.copyto into a preallocated strided view, np.concatenate(out=),
 ndarray.fill; single-threaded. PyTorch: Tensor.copy_, torch.cat(out=),
 Tensor.fill_, at torch.set_num_threads(T)."""
+import os
 import sys
 import time
 import warnings
@@ -20,9 +21,22 @@ def say(line):
     sys.stdout.flush()
 
 
+# The bench's page policy (tools/bench_pages.c): huge pages for arrays of 4 MiB
+# and more, NumPy's own default, or 4 KiB pages for everyone.
+HUGE_PAGES = os.environ.get("IXJIT_BENCH_PAGES", "huge") == "huge"
+if LIB == "torch" and HUGE_PAGES:
+    os.environ["THP_MEM_ALLOC_ENABLE"] = "1"  # c10 reads it at its first allocation
+
+
+def numpy_pages(np):
+    core = getattr(np, "_core", None) or np.core  # NumPy 2 renamed np.core
+    core.multiarray._set_madvise_hugepage(HUGE_PAGES)
+
+
 try:
     if LIB == "numpy":
         import numpy as np
+        numpy_pages(np)
         VERSION, THREADS = np.__version__, "1"
     elif LIB == "torch":
         import torch

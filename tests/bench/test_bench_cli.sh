@@ -20,6 +20,7 @@ out=$("$ixjit" bench --help) && echo "$out" | grep -q -- "--baseline FILE" && ok
 "$ixjit" bench --bogus >/dev/null 2>"$work/err"; [ $? -eq 2 ] && grep -q "unknown option '--bogus'" "$work/err" && ok || bad "unknown option"
 "$ixjit" bench --reps 0 >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "--reps 0"
 "$ixjit" bench --threads 1,x >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "--threads 1,x"
+"$ixjit" bench --pages large >/dev/null 2>"$work/err"; [ $? -eq 2 ] && grep -q "expected huge or small" "$work/err" && ok || bad "--pages large"
 printf 'let N = 8\ncopy a elem=4 dst=iota $N src=iota $N\ncopy b elem=5 dst=iota 4 src=iota 4\n' >"$work/bad.suite"
 "$ixjit" bench "$work/bad.suite" >/dev/null 2>"$work/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "bad.suite:3: elem=5" "$work/err" && ok || bad "suite error (rc $rc): $(cat "$work/err")"
@@ -37,7 +38,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 c, b = d["context"], d["benchmarks"]
 for key in ("date", "commit", "ixjit_version", "llvm_version", "nvrtc_version", "cpu_model", "cpu_features",
-            "llc_bytes", "threads", "load_avg", "peers", "command", "num_cpus"):
+            "llc_bytes", "threads", "load_avg", "peers", "command", "num_cpus", "pages"):
     assert key in c, key
 strategies = {e.get("strategy") for e in b if e.get("method") == "ixjit"}
 for s in ("memcpy", "inner_contiguous", "tiled", "general"):
@@ -52,7 +53,15 @@ assert all(e["real_time"] > 0 and e["time_unit"] == "ms" for e in reps)
 aggs = {e["aggregate_name"] for e in b if e["run_type"] == "aggregate"}
 assert aggs == {"median", "min", "max"}, aggs
 assert any(e["threads"] == 2 for e in reps)
+assert c["pages"].startswith("huge"), c["pages"]  # the default: as NumPy allocates
 PY
+
+# --pages small: one case of 4 MiB and more on 4 KiB pages, for every method, the peers included.
+"$ixjit" bench --filter '^t2d_e4$' --size-scale 0.1 --reps 1 --min-time 0.2 --threads 1 --peers numpy --pages small \
+  --json "$work/s.json" >"$work/table" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "^pages: small" "$work/table" && ok || bad "--pages small (rc $rc): $(tail -3 "$work/table")"
+"$python" -c 'import json, sys; assert json.load(open(sys.argv[1]))["context"]["pages"].startswith("small")' "$work/s.json" \
+  && ok || bad "--pages small in the JSON"
 
 # Synthetic results from that run: every ixjit repetition 2x slower; and a
 # rerun with the repetitions reordered and one of them 3x slower.
