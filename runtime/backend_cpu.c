@@ -86,15 +86,15 @@ static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
 }
 
 /* Below these many bytes moved (read + written) a launch runs on the
- * caller's thread and never wakes the pool: waking it and joining cost more
- * than a second core saves. Measured on the 2-core development VM (a build
- * that always used the pool, a 1-thread against a 2-thread context, medians
- * of 31-41 runs; docs/cpu-path.md): contiguous and elementwise copies gained
- * from a second thread only from 2 MiB moved (at 1 MiB it still cost
- * 1.1-1.5x); transposes, since their in-register kernels, also only from
- * about 2 MiB (0.3-0.6x below 1.5 MiB, 1.1-1.2x at 1.8-2 MiB, 1.5-1.9x from
- * 4 MiB; waking the worker costs 6-20 us here). */
-#define INLINE_BYTES_ELEMENTWISE ((uint64_t)1 << 20)
+ * caller's thread and never wakes the pool: handing it out and joining cost
+ * more than a second core saves. Measured on the 2-core development VM (a
+ * build that always used the pool, a 1-thread against a 2-thread context,
+ * interleaved; docs/cpu-path.md): since the pool spins before it sleeps
+ * (pool.c), elementwise copies and fills gain from a second thread from
+ * 512 KiB moved (1.25-1.70x there; 0.62-0.80x with the pool that slept at
+ * once, which is why this was 1 MiB), transposes still only from about
+ * 2 MiB (0.75-0.89x at 1-1.5 MiB, 1.34-1.38x at 2 MiB). */
+#define INLINE_BYTES_ELEMENTWISE ((uint64_t)512 << 10)
 #define INLINE_BYTES_TILED ((uint64_t)2 << 20)
 
 static bool run_inline(const cpu_launch_desc *d) {

@@ -1,5 +1,5 @@
 /* Small work runs on the caller's thread (runtime/backend_cpu.c): on a
- * 2-thread context, copies and fills below the measured thresholds (1 MiB
+ * 2-thread context, copies and fills below the measured thresholds (512 KiB
  * moved elementwise or by memcpy, 2 MiB for transposes) hand no job to the
  * pool, larger ones do; every result is checked against the reference
  * interpreter either way. Internal API: the pool's job counter. */
@@ -41,14 +41,14 @@ static void test_thresholds(void **state) {
   ixj_context_options o = {.num_threads = 2, .disk_cache = -1};
   ixj_error err;
   assert_int_equal(ixj_context_create(&o, &ctx, &err), IXJ_OK);
-  one(IXJ_OP_COPY, "iota 256 256", "iota 256 256", false);                   /* memcpy, 512 KiB moved */
+  one(IXJ_OP_COPY, "iota 128 256", "iota 128 256", false);                   /* memcpy, 256 KiB moved */
   one(IXJ_OP_COPY, "iota 1024 512", "iota 1024 512", true);                  /* memcpy, 4 MiB */
-  one(IXJ_OP_COPY, "iota 256 256", "iota 256 256 | slice ::-1 ::-1", false); /* elementwise, 512 KiB */
-  one(IXJ_OP_COPY, "iota 512 512", "iota 512 512 | slice ::-1 ::-1", true);  /* elementwise, 2 MiB */
+  one(IXJ_OP_COPY, "iota 181 181", "iota 181 181 | slice ::-1 ::-1", false); /* elementwise, 256 KiB */
+  one(IXJ_OP_COPY, "iota 256 256", "iota 256 256 | slice ::-1 ::-1", true);  /* elementwise, 512 KiB */
   one(IXJ_OP_COPY, "iota 362 362", "iota 362 362 | permute 1 0", false);     /* tiled, 1 MiB */
   one(IXJ_OP_COPY, "iota 512 512", "iota 512 512 | permute 1 0", true);      /* tiled, 2 MiB */
-  one(IXJ_OP_FILL, "iota 512 256 | slice ::-1", NULL, false);                /* fill, 512 KiB written */
-  one(IXJ_OP_FILL, "iota 1024 512 | slice ::-1", NULL, true);                /* fill, 2 MiB */
+  one(IXJ_OP_FILL, "iota 256 256 | slice ::-1", NULL, false);                /* fill, 256 KiB written */
+  one(IXJ_OP_FILL, "iota 512 256 | slice ::-1", NULL, true);                 /* fill, 512 KiB */
   ixj_context_destroy(ctx);
 }
 
