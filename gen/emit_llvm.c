@@ -891,8 +891,9 @@ static name emit_flush_row(emitter *e, text *t, const char *label, const char *i
 
 static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
   const ixj_plan *p = e->p;
-  char md[64];
+  char md[64], nt[32] = "";
   snprintf(md, sizeof md, "!alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
+  if (p->nontemporal) snprintf(nt, sizeof nt, ", !nontemporal !%d", MD_NONTEMPORAL); /* staged in cache: plain stores */
   name first = ref(e, a0);
   /* a tile spanning a (plan.span) is one run of %vb rows of %va */
   if (p->span) ixj__text_put(t, "flush:\n  %%f.va = mul nuw nsw i64 %%vb, %%va\n");
@@ -914,8 +915,8 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
   for (int k = 0; k < ixj__plan_tile_edge_a(p) * (int)p->elem_size / 64; k++) /* (a span has no halo) */
     ixj__text_put(t, "  %%i.s%d = getelementptr i8, ptr %%i.s, i64 %d\n  %%i.v%d = load <8 x i64>, ptr %%i.s%d, align 1\n"
                      "  %%i.d%d = getelementptr i8, ptr %%i.dh, i64 %d\n"
-                     "  store <8 x i64> %%i.v%d, ptr %%i.d%d, align 64, !nontemporal !%d, %s\n",
-                  k, 64 * k, k, k, k, 64 * k, k, k, MD_NONTEMPORAL, md);
+                     "  store <8 x i64> %%i.v%d, ptr %%i.d%d, align 64%s, %s\n",
+                  k, 64 * k, k, k, k, 64 * k, k, k, nt, md);
   ixj__text_put(t, "  %%fi.next = add nuw nsw i64 %%fi.o, 1\n  %%fi.more = icmp slt i64 %%fi.next, %%vb\n"
                    "  br i1 %%fi.more, label %%fin, label %%edges\n\n");
   name d = emit_flush_row(e, t, "frow", "fj", "fline", od, b0, a0);
@@ -949,10 +950,10 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                    "  %%fk.o = call i64 asm \"\", \"=r,0\"(i64 %%fk) nounwind memory(none)\n"
                    "  %%fl.s = getelementptr i8, ptr %%f.s, i64 %%fk.o\n  %%fl.v = load <8 x i64>, ptr %%fl.s, align 1\n"
                    "  %%fl.d = getelementptr i8, ptr %%f.d, i64 %%fk.o\n"
-                   "  store <8 x i64> %%fl.v, ptr %%fl.d, align 64, !nontemporal !%d, %s\n"
+                   "  store <8 x i64> %%fl.v, ptr %%fl.d, align 64%s, %s\n"
                    "  %%fk.next = add nuw nsw i64 %%fk.o, 64\n  %%fk.more = icmp ult i64 %%fk.next, %%f.e\n"
                    "  br i1 %%fk.more, label %%fline.body, label %%fline\n\n",
-                MD_NONTEMPORAL, md);
+                nt, md);
   ixj__text_put(t, "fline:\n  %%fj.next = add nuw nsw i64 %%fj.o, 1\n  %%fj.more = icmp slt i64 %%fj.next, %s\n"
                    "  br i1 %%fj.more, label %%frow, label %%edges\n\n",
                 p->span ? "1" : "%vb");

@@ -384,10 +384,23 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
  * 62 MiB). The buffer's rows go out with streaming stores of whole lines and
  * byte-masked stores (AVX-512BW) of the two partial lines at each row piece's
  * ends. The blocks must be whole vectors into contiguous rows (no gaps, no zip)
- * of at least a line. */
+ * of at least a line.
+ *
+ * In cache (not streamed) a transpose of 4- or 8-byte elements whose rows are
+ * off lines is staged too, its buffer flushed by plain stores: unstaged, each
+ * of its blocks' vector stores straddles two lines. Measured (1 thread, L2-
+ * resident, the same build staged and not, alternated twice, ixjit / the
+ * ceiling): 724^2 floats 0.25-0.28 -> 0.47-0.51, 1000^2 0.33-0.35 -> 0.53-0.59,
+ * 500^2 0.34 -> 0.51-0.56, 250^2 0.36-0.38 -> 0.46-0.47, 362^2 doubles
+ * 0.33-0.35 -> 0.51-0.57, NHWC with 60 channels 0.45-0.48 -> 0.71-0.75;
+ * 1030^2 floats and 100^2 doubles the same; 200^2 floats 0.82x. 1- and
+ * 2-byte elements gained nothing in cache (their blocks are stacked and
+ * shorter) and staging costs compile time, so they stay unstaged there. */
 static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
-  return p->strategy == PLAN_TILED && p->micro && p->nontemporal && !p->dst_aligned && cpu_vector_bytes == 64 && !p->zip &&
-         !p->unzip && p->operand[0].stride[p->rank - 1] == 1 && ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size >= 64;
+  bool in_cache = !p->nontemporal && (p->elem_size == 4 || p->elem_size == 8);
+  return p->strategy == PLAN_TILED && p->micro && (p->nontemporal || in_cache) && !p->dst_aligned && cpu_vector_bytes == 64 &&
+         !p->zip && !p->unzip && p->operand[0].stride[p->rank - 1] == 1 &&
+         ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size >= 64;
 }
 
 #define STREAM_BYTES ((uint64_t)4 << 20)
@@ -409,6 +422,13 @@ static int super_width(uint64_t n) {
  * (240-byte rows) ran at 0.44-0.55 of the ceiling, below oneDNN's reorder at
  * 1 thread. The blocks cover the edges (no fused dims). */
 #define SPAN_BYTES 1024
+/* In cache the span pays only for shorter rows: 400-byte rows (100^2 floats)
+ * 1.22-1.29x and NHWC's 240-byte ones 1.55-1.64x the unstaged kernel, while
+ * 1000-byte rows (250^2 floats) ran at 0.81x spanned and 1.26x in T x T
+ * tiles, and 600-byte ones 1.04x spanned, 1.18x in tiles (1 thread,
+ * alternated twice): a spanned tile's buffer is T rows of all of a, 32 KiB
+ * of them at 1000 bytes, which with the source's lines overflows L1. */
+#define SPAN_BYTES_IN_CACHE 512
 /* Elsewhere a staged tile of 1- or 2-byte elements (64 bytes of row, one
  * block group) is WIDE_TILES times as wide along a, where a has room for two:
  * its halo, one more block group, is then a quarter of its blocks, not as
@@ -422,7 +442,7 @@ static void stage_tiles(ixj_plan *p, int cpu_vector_bytes) {
   p->staged = staged_rows(p, cpu_vector_bytes);
   int64_t a = ixj__plan_tile_a_extent(p);
   p->span = p->staged && !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == a &&
-            a * (int64_t)p->elem_size <= SPAN_BYTES;
+            a * (int64_t)p->elem_size <= (p->nontemporal ? SPAN_BYTES : SPAN_BYTES_IN_CACHE);
   bool wide = p->staged && !p->span && p->tile * (int64_t)p->elem_size == 64 && a >= 2 * WIDE_TILES * p->tile;
   p->tile_a = p->span ? (int)a : wide ? WIDE_TILES * p->tile : 0;
 }

@@ -338,7 +338,8 @@ static void row_vectors(void **state) {
   ixj_ixfun_free(s);
 }
 
-/* Staged tiles (plan.staged): streamed transposes into rows off lines.
+/* Staged tiles (plan.staged): streamed transposes into rows off lines, and
+ * in-cache ones of 4- and 8-byte elements (copy_all_ways runs both).
  * Where the destination's rows are back to back and at most 1 KiB, a tile
  * spans them (plan.span: one run of destination); else a tile's last line
  * reaches into the next tile's columns (its halo: rows of 1100 elements,
@@ -365,15 +366,21 @@ static void staged_tiles(void **state) {
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) /* the moved blocks read no further than the edge */
     for (size_t e = 1; e <= 16; e *= 2) copy_all_ways(e, cases[c][0], cases[c][1], "tiled");
   /* chosen where rows are off lines and the plan streams, on 64-byte vectors
-   * (without, such rows do not stream) */
+   * (without, such rows do not stream); in cache for 4- and 8-byte elements,
+   * spanning rows of at most 512 bytes there */
   static const struct {
     const char *dst, *src;
-    int vector_bytes, stream, staged, nontemporal;
-  } want[] = {{"iota 300 270", "iota 270 300 | permute 1 0", 64, 1, 1, 1},
-              {"iota 300 250", "iota 250 300 | permute 1 0", 64, 1, 1, 1},
-              {"iota 256 384", "iota 384 256 | permute 1 0", 64, 1, 0, 1},
-              {"iota 300 270", "iota 270 300 | permute 1 0", 64, 0, 0, 0},
-              {"iota 300 270", "iota 270 300 | permute 1 0", 32, 1, 0, 0}};
+    size_t elem;
+    int vector_bytes, stream, staged, nontemporal, tile_a;
+  } want[] = {{"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 0},   /* 1080-byte rows: not spanned */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 1, 1, 1, 250}, /* 1000: spanned */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 4, 64, 1, 0, 1, 0},   /* rows on lines */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 1, 0, 0},   /* in cache */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 8, 64, 0, 1, 0, 0},   /* in cache, 2000 bytes */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 0, 1, 0, 0},   /* in cache, 1000: tiles */
+              {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100}, /* in cache, 400: spanned */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 2, 64, 0, 0, 0, 0},   /* in cache, 2 bytes */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 1, 0, 0, 0}};  /* no byte masks */
   /* 1-byte tiles four times as wide where a has room for two */
   {
     ixj_ixfun *d = parse_ok("iota 40 1100"), *s = parse_ok("iota 1100 40 | permute 1 0");
@@ -392,14 +399,14 @@ static void staged_tiles(void **state) {
   for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
     ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
     const ixj_ixfun *srcs[1] = {s};
-    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs,
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = want[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
                         .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = want[c].vector_bytes};
     ixj_plan *p = malloc(sizeof *p);
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
     assert_int_equal(p->staged, want[c].staged);
     assert_int_equal(p->nontemporal, want[c].nontemporal);
-    assert_int_equal(p->tile_a, c == 1 ? 250 : 0); /* 250 x 4 bytes: spanned; 270 x 4 bytes: over 1 KiB */
-    assert_int_equal(p->span, c == 1);
+    assert_int_equal(p->tile_a, want[c].tile_a);
+    assert_int_equal(p->span, want[c].tile_a != 0);
     free(p);
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
