@@ -93,13 +93,22 @@ static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
  * (pool.c), elementwise copies and fills gain from a second thread from
  * 512 KiB moved (1.25-1.70x there; 0.62-0.80x with the pool that slept at
  * once, which is why this was 1 MiB), transposes still only from about
- * 2 MiB (0.75-0.89x at 1-1.5 MiB, 1.34-1.38x at 2 MiB). */
+ * 2 MiB (0.75-0.89x at 1-1.5 MiB, 1.34-1.38x at 2 MiB), except staged ones
+ * (plan.staged), about half as fast per byte in cache, which break even at
+ * 1 MiB (0.98-1.03x) and gain from there (1.22-1.32x at 1.35 MiB, 1.54-1.80x
+ * at 1.9 MiB; aligned ones 0.91-0.93x at 1.5 MiB). */
 #define INLINE_BYTES_ELEMENTWISE ((uint64_t)512 << 10)
 #define INLINE_BYTES_TILED ((uint64_t)2 << 20)
+#define INLINE_BYTES_STAGED ((uint64_t)1 << 20)
+
+static uint64_t inline_below(const ixj_plan *p) {
+  if (p->strategy != PLAN_TILED) return INLINE_BYTES_ELEMENTWISE;
+  return p->staged ? INLINE_BYTES_STAGED : INLINE_BYTES_TILED;
+}
 
 static bool run_inline(const cpu_launch_desc *d) {
   uint64_t bytes = (uint64_t)d->count * d->elem_size * (d->op == IXJ_OP_FILL ? 1 : 2);
-  return bytes < (d->strategy == PLAN_TILED ? INLINE_BYTES_TILED : INLINE_BYTES_ELEMENTWISE);
+  return bytes < d->inline_below;
 }
 
 ixj_status ixj__cpu_run(ixj_context *ctx, const cpu_launch_desc *d, const kernel_ref *kernel, const void *const *ptrs,
@@ -132,7 +141,7 @@ ixj_status ixj__cpu_run(ixj_context *ctx, const cpu_launch_desc *d, const kernel
 
 void ixj__cpu_launch_desc(const ixj_plan *p, cpu_launch_desc *d) {
   *d = (cpu_launch_desc){p->strategy, p->op, p->num_operands, p->vector_elems, p->elem_size, p->count, p->work_units,
-                         p->nontemporal != 0};
+                         p->nontemporal != 0, inline_below(p)};
 }
 
 static ixj_status cpu_launch(ixj_context *ctx, const ixj_plan *p, const kernel_ref *kernel, const void *const *ptrs,

@@ -37,6 +37,7 @@ typedef struct cpu_launch_desc {
   int64_t count;
   uint64_t work_units;
   bool nontemporal; /* MEMCPY plans: streaming stores (runtime/stream_copy.c) */
+  uint64_t inline_below; /* fewer bytes moved run on the caller's thread (backend_cpu.c) */
 } cpu_launch_desc;
 
 typedef struct call_value {

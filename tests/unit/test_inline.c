@@ -1,9 +1,11 @@
 /* Small work runs on the caller's thread (runtime/backend_cpu.c): on a
  * 2-thread context, copies and fills below the measured thresholds (512 KiB
- * moved elementwise or by memcpy, 2 MiB for transposes) hand no job to the
+ * moved elementwise or by memcpy, 2 MiB for transposes, 1 MiB for staged
+ * ones, which need 64-byte vectors) hand no job to the
  * pool, larger ones do; every result is checked against the reference
  * interpreter either way. Internal API: the pool's job counter. */
 #include "context_internal.h"
+#include "jit_llvm.h"
 #include "test_util.h"
 
 static ixj_context *ctx;
@@ -47,6 +49,9 @@ static void test_thresholds(void **state) {
   one(IXJ_OP_COPY, "iota 256 256", "iota 256 256 | slice ::-1 ::-1", true);  /* elementwise, 512 KiB */
   one(IXJ_OP_COPY, "iota 362 362", "iota 362 362 | permute 1 0", false);     /* tiled, 1 MiB */
   one(IXJ_OP_COPY, "iota 512 512", "iota 512 512 | permute 1 0", true);      /* tiled, 2 MiB */
+  bool staged = ixj__jit_llvm_vector_bytes(ctx->jit) == 64;                  /* rows off lines, in cache */
+  one(IXJ_OP_COPY, "iota 360 360", "iota 360 360 | permute 1 0", false);     /* staged, just under 1 MiB */
+  one(IXJ_OP_COPY, "iota 420 420", "iota 420 420 | permute 1 0", staged);    /* staged, 1.35 MiB */
   one(IXJ_OP_FILL, "iota 256 256 | slice ::-1", NULL, false);                /* fill, 256 KiB written */
   one(IXJ_OP_FILL, "iota 512 256 | slice ::-1", NULL, true);                 /* fill, 512 KiB */
   ixj_context_destroy(ctx);
