@@ -20,7 +20,7 @@
 #include "clock.h"
 #include "error.h"
 
-/* Measured on the development VM (docs/cpu-path.md, "Thread pool"). */
+/* Measured on the development VM (docs/cpu-path.md, "Dispatch"). */
 #define SPIN_MS 0.05
 
 typedef struct job {
@@ -54,14 +54,30 @@ static void relax(void) {
  * is tens of cycles, a clock read about as much again). */
 #define SPIN_CHECK 64
 
-static bool new_job_or_stop(thread_pool *p, uint64_t seen) {
-  return atomic_load_explicit(&p->generation, memory_order_acquire) != seen ||
-         atomic_load_explicit(&p->stop, memory_order_relaxed);
+/* Spins until ready(arg) or SPIN_MS have passed. */
+static void spin_until(bool (*ready)(const void *), const void *arg) {
+  double until = ixj__now_ms() + SPIN_MS;
+  for (int k = 1; !ready(arg); k++) {
+    relax();
+    if (k % SPIN_CHECK == 0 && ixj__now_ms() > until) return;
+  }
+}
+
+typedef struct watch {
+  thread_pool *p;
+  uint64_t seen; /* the generation of the worker's last job */
+} watch;
+
+static bool new_job_or_stop(const void *arg) {
+  const watch *w = arg;
+  return atomic_load_explicit(&w->p->generation, memory_order_acquire) != w->seen ||
+         atomic_load_explicit(&w->p->stop, memory_order_relaxed);
 }
 
 /* Every unit done and no worker inside: the job may go. A worker adds its
  * units before it leaves, so `active` is read first. */
-static bool job_finished(job *j) {
+static bool job_finished(const void *arg) {
+  job *j = (job *)arg;
   return atomic_load_explicit(&j->active, memory_order_acquire) == 0 &&
          atomic_load_explicit(&j->done, memory_order_acquire) >= j->units;
 }
@@ -82,11 +98,7 @@ static void *worker_main(void *arg) {
   thread_pool *p = arg;
   uint64_t seen = 0;
   for (;;) {
-    double until = ixj__now_ms() + SPIN_MS;
-    for (int k = 1; !new_job_or_stop(p, seen); k++) {
-      relax();
-      if (k % SPIN_CHECK == 0 && ixj__now_ms() > until) break;
-    }
+    spin_until(new_job_or_stop, &(watch){p, seen});
     pthread_mutex_lock(&p->lock);
     while (!atomic_load(&p->stop) && (atomic_load(&p->generation) == seen || !p->current))
       pthread_cond_wait(&p->work, &p->lock);
@@ -172,11 +184,7 @@ void ixj__pool_run(thread_pool *p, uint64_t units, uint64_t grain, uint64_t alig
   pthread_mutex_lock(&p->lock);
   p->current = NULL; /* late workers no longer see it; those inside raised `active` before this */
   pthread_mutex_unlock(&p->lock);
-  double until = ixj__now_ms() + SPIN_MS;
-  for (int k = 1; !job_finished(&j); k++) {
-    relax();
-    if (k % SPIN_CHECK == 0 && ixj__now_ms() > until) break;
-  }
+  spin_until(job_finished, &j);
   if (!job_finished(&j)) {
     pthread_mutex_lock(&p->lock);
     while (!job_finished(&j)) pthread_cond_wait(&p->finished, &p->lock);
