@@ -77,7 +77,7 @@ static bool new_job_or_stop(const void *arg) {
 /* Every unit done and no worker inside: the job may go. A worker adds its
  * units before it leaves, so `active` is read first. */
 static bool job_finished(const void *arg) {
-  job *j = (job *)arg;
+  const job *j = arg;
   return atomic_load_explicit(&j->active, memory_order_acquire) == 0 &&
          atomic_load_explicit(&j->done, memory_order_acquire) >= j->units;
 }

@@ -16,7 +16,6 @@
 
 typedef struct counts {
   atomic_int hits[UNITS];
-  uint64_t units;
 } counts;
 
 static void count_units(void *arg, uint64_t begin, uint64_t end) {
@@ -28,7 +27,6 @@ static void count_units(void *arg, uint64_t begin, uint64_t end) {
 static void one_job(thread_pool *p, uint64_t units, uint64_t grain, uint64_t align) {
   counts *c = calloc(1, sizeof *c);
   assert_non_null(c);
-  c->units = units;
   ixj__pool_run(p, units, grain, align, count_units, c);
   for (uint64_t u = 0; u < UNITS; u++) assert_int_equal(atomic_load(&c->hits[u]), u < units ? 1 : 0);
   free(c);
