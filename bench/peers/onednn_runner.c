@@ -1,9 +1,13 @@
 /* Peer runner for `ixjit bench`: oneDNN's JIT reorder (Debian libdnnl-dev)
  * doing a copy between the same strided layouts as ixjit, explicit strides on
  * both memory descriptors. The line protocol is described in
- * tools/bench_peers.c. oneDNN runs on OpenMP here: the thread count of each
- * run is set with omp_set_num_threads, found at run time in the libgomp that
- * libdnnl already loaded. */
+ * tools/bench_peers.c. oneDNN runs on OpenMP here: the thread count is set
+ * with omp_set_num_threads, found at run time in the libgomp that libdnnl
+ * already loaded. A reorder primitive splits its work for the thread count it
+ * was created under (jit:uni balances the kernel against dnnl_get_max_threads()
+ * when its descriptor is made) and keeps that split whatever the count at
+ * execution, so each thread count a case runs at gets its own primitive,
+ * created with that count set. */
 #include <dlfcn.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <stdio.h>
@@ -13,6 +17,7 @@
 #include <time.h>
 
 #define MAX_OPERANDS 66
+#define MAX_THREAD_COUNTS 8
 
 typedef struct operand {
   size_t bytes;
@@ -29,17 +34,22 @@ static double now_s(void) {
 
 static dnnl_engine_t engine;
 static dnnl_stream_t stream;
-static dnnl_primitive_t prim;
+static void (*set_threads)(int);
+static dnnl_memory_desc_t md_src, md_dst;
+/* The case's primitives, one per thread count it was created for; num_prims
+ * is 0 until a case is prepared. */
+static dnnl_primitive_t prims[MAX_THREAD_COUNTS];
+static int prim_threads[MAX_THREAD_COUNTS], num_prims;
 static dnnl_memory_t mem_src, mem_dst;
 static void *buf_src, *buf_dst;
 
 static void release(void) {
-  if (prim) dnnl_primitive_destroy(prim);
+  for (int k = 0; k < num_prims; k++) dnnl_primitive_destroy(prims[k]);
+  num_prims = 0;
   if (mem_src) dnnl_memory_destroy(mem_src);
   if (mem_dst) dnnl_memory_destroy(mem_dst);
   free(buf_src);
   free(buf_dst);
-  prim = NULL;
   mem_src = mem_dst = NULL;
   buf_src = buf_dst = NULL;
 }
@@ -57,6 +67,28 @@ static void *buffer(size_t bytes) {
 }
 
 /* NULL when oneDNN can take the case, else why not. */
+/* The primitive for `threads` threads (0: whatever OpenMP's default is),
+ * created with that count set the first time it is asked for; NULL with *why
+ * set when oneDNN refuses or MAX_THREAD_COUNTS are taken. */
+static dnnl_primitive_t primitive(int threads, const char **why) {
+  for (int k = 0; k < num_prims; k++)
+    if (prim_threads[k] == threads) return prims[k];
+  *why = "more thread counts than the runner keeps primitives for";
+  if (num_prims == MAX_THREAD_COUNTS) return NULL;
+  if (threads > 0 && set_threads) set_threads(threads);
+  dnnl_primitive_desc_t pd;
+  *why = "no reorder for this pair of layouts";
+  if (dnnl_reorder_primitive_desc_create(&pd, &md_src, engine, &md_dst, engine, NULL) != dnnl_success) return NULL;
+  dnnl_primitive_t prim;
+  dnnl_status_t st = dnnl_primitive_create(&prim, pd);
+  dnnl_primitive_desc_destroy(pd);
+  *why = "dnnl_primitive_create failed";
+  if (st != dnnl_success) return NULL;
+  prims[num_prims] = prim;
+  prim_threads[num_prims++] = threads;
+  return prim;
+}
+
 static const char *prepare(const char *op, int elem, int n, operand *ops) {
   if (strcmp(op, "copy")) return "the oneDNN peer runs copies (reorders) only";
   if (n != 2) return "a copy has two operands";
@@ -76,19 +108,16 @@ static const char *prepare(const char *op, int elem, int n, operand *ops) {
   if (!buf_dst || !buf_src) return "out of memory";
   memset(buf_dst, 0, ops[0].bytes);
   memset(buf_src, 1, ops[1].bytes);
-  dnnl_primitive_desc_t pd;
-  if (dnnl_reorder_primitive_desc_create(&pd, &md[1], engine, &md[0], engine, NULL) != dnnl_success)
-    return "no reorder for this pair of layouts";
-  dnnl_status_t st = dnnl_primitive_create(&prim, pd);
-  dnnl_primitive_desc_destroy(pd);
-  if (st != dnnl_success) return "dnnl_primitive_create failed";
+  md_dst = md[0];
+  md_src = md[1];
   if (dnnl_memory_create(&mem_dst, &md[0], engine, (char *)buf_dst + ops[0].offset * elem) != dnnl_success ||
       dnnl_memory_create(&mem_src, &md[1], engine, (char *)buf_src + ops[1].offset * elem) != dnnl_success)
     return "dnnl_memory_create failed";
-  return NULL;
+  const char *why = NULL;
+  return primitive(0, &why) ? NULL : why;
 }
 
-static int execute(void) {
+static int execute(dnnl_primitive_t prim) {
   dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, mem_src}, {DNNL_ARG_TO, mem_dst}};
   return dnnl_primitive_execute(prim, stream, 2, args) == dnnl_success && dnnl_stream_wait(stream) == dnnl_success;
 }
@@ -99,7 +128,7 @@ int main(void) {
     puts("unavailable oneDNN could not create a CPU engine");
     return 0;
   }
-  void (*set_threads)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+  set_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
   const dnnl_version_t *v = dnnl_version();
   printf("ready %d.%d.%d any\n", v->major, v->minor, v->patch);
   fflush(stdout);
@@ -124,7 +153,7 @@ int main(void) {
     } else if (!strncmp(line, "go", 2)) {
       release();
       const char *why = n == want ? prepare(op, elem, n, ops) : "malformed case";
-      if (!why && !execute()) why = "the reorder failed";
+      if (!why && !execute(prims[0])) why = "the reorder failed";
       if (why) {
         release();
         printf("cannot %s\n", why);
@@ -135,12 +164,15 @@ int main(void) {
       int threads = 1;
       long long iterations = 1;
       sscanf(line + 4, "%d %lld", &threads, &iterations);
-      if (set_threads) set_threads(threads);
+      const char *why = "no case is prepared";
+      dnnl_primitive_t prim = num_prims ? primitive(threads, &why) : NULL;
+      if (prim && set_threads) set_threads(threads);
       double t0 = now_s();
       int ok = prim != NULL;
-      for (long long k = 0; ok && k < iterations; k++) ok = execute();
+      if (ok) why = "the reorder failed";
+      for (long long k = 0; ok && k < iterations; k++) ok = execute(prim);
       if (ok) printf("time %.9f\n", now_s() - t0);
-      else puts("error the reorder failed");
+      else printf("error %s\n", why);
     } else if (!strncmp(line, "end", 3)) {
       release();
       puts("ok");
