@@ -50,6 +50,7 @@
 #include "cache_auth.h"
 #include "error.h"
 #include "ixjit/ixjit.h"
+#include "fingerprint.h"
 
 #define HEADER_SIZE 72
 #define FLAG_AUTHENTICATED 1u
@@ -106,13 +107,17 @@ static uint64_t checksum(const unsigned char *header, const char *key, size_t kl
   return h;
 }
 
-#define GENERATOR_VERSION "ixjit " IXJIT_VERSION_STRING " (kernel format 1)"
+/* The generator: the version, and the fingerprint of the sources that write
+ * kernels, since two builds of one version may write a signature's kernel
+ * differently (an emitter fixed or tuned): neither loads the other's. */
+#define GENERATOR_VERSION "ixjit " IXJIT_VERSION_STRING " (kernel format 1, generator %s)"
 
 char *ixj__disk_cache_key(const char *backend, const char *toolchain, const char *signature) {
-  const char *fmt = "ixjit-cache-key\nformat=%u\ngenerator=%s\nbackend=%s\ntoolchain=%s\nsignature=%s\n";
-  int n = snprintf(NULL, 0, fmt, DISK_FORMAT_VERSION, GENERATOR_VERSION, backend, toolchain, signature);
+  const char *fmt = "ixjit-cache-key\nformat=%u\ngenerator=" GENERATOR_VERSION "\nbackend=%s\ntoolchain=%s\nsignature=%s\n";
+  int n = snprintf(NULL, 0, fmt, DISK_FORMAT_VERSION, ixj__generator_fingerprint, backend, toolchain, signature);
   char *key = n > 0 ? malloc((size_t)n + 1) : NULL;
-  if (key) snprintf(key, (size_t)n + 1, fmt, DISK_FORMAT_VERSION, GENERATOR_VERSION, backend, toolchain, signature);
+  if (key)
+    snprintf(key, (size_t)n + 1, fmt, DISK_FORMAT_VERSION, ixj__generator_fingerprint, backend, toolchain, signature);
   return key;
 }
 

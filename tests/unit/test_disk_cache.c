@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "disk_cache.h"
+#include "fingerprint.h"
 #include "test_util.h"
 
 static char dir[256];
@@ -141,6 +142,22 @@ static int present(char keys[5][32], int *first_present) {
 /* A store keeps its shard within 1/256 of the limit (the least recently used
  * entries of that shard go, and no other shard is listed); prune enforces the
  * whole limit. Entries here are 184 bytes. */
+/* The key names the generator by its sources' fingerprint (16 hex digits),
+ * so a build whose emitter changed misses what another build left. */
+static void test_key_names_generator(void **state) {
+  (void)state;
+  assert_int_equal(strlen(ixj__generator_fingerprint), 16);
+  assert_int_equal(strspn(ixj__generator_fingerprint, "0123456789abcdef"), 16);
+  char *key = ixj__disk_cache_key("llvm-object", "LLVM 19.1.7", "sig");
+  assert_non_null(key);
+  char want[128];
+  snprintf(want, sizeof want, "\ngenerator=ixjit %s (kernel format 1, generator %s)\n", IXJIT_VERSION_STRING,
+           ixj__generator_fingerprint);
+  assert_non_null(strstr(key, want));
+  assert_non_null(strstr(key, "\nsignature=sig\n"));
+  free(key);
+}
+
 static void test_lru_eviction(void **state) {
   (void)state;
   clear_dir();
@@ -245,6 +262,7 @@ static void test_racing_writers(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip_and_damage),
+      cmocka_unit_test(test_key_names_generator),
       cmocka_unit_test(test_lru_eviction),
       cmocka_unit_test(test_unusable_directories),
       cmocka_unit_test(test_racing_writers),
