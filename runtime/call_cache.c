@@ -49,12 +49,14 @@ void ixj__call_cache_destroy(call_cache *c) {
 }
 
 /* One operand into w[*n..]: its LMAD but the offset, and its first
- * element's place in 64 bytes. The key is built in 64-bit words with a local
- * count, which the compiler keeps in a register (bytes would alias it). */
+ * element's place in 64 bytes; false when it is not one the table takes or
+ * would not fit. The key is built in 64-bit words with a local count, which
+ * the compiler keeps in a register (bytes would alias it). */
 static bool put_operand(const ixj_operand *o, size_t elem, int64_t *w, size_t *count) {
   if (!o || !o->ixfun || !o->data || o->ixfun->num_lmads != 1) return false;
   const ixj_lmad *l = &o->ixfun->lmads[0];
   size_t n = *count;
+  if (l->rank < 0 || n + 2 + 4 * (size_t)l->rank > CALL_KEY_WORDS) return false;
   w[n++] = l->rank;
   w[n++] = (int64_t)(((uint64_t)(uintptr_t)o->data + (uint64_t)l->offset * elem) % 64);
   for (int k = 0; k < l->rank; k++) {
@@ -70,12 +72,19 @@ static bool put_operand(const ixj_operand *o, size_t elem, int64_t *w, size_t *c
 
 size_t ixj__call_key(const op_call *c, int64_t *w) {
   size_t n = 0;
-  if (c->shapes_only || (c->op != IXJ_OP_COPY && c->op != IXJ_OP_FILL)) return 0;
-  if (c->op == IXJ_OP_COPY && (c->num_srcs != 1 || !c->srcs)) return 0;
+  int srcs = c->op == IXJ_OP_COPY ? 1 : c->op == IXJ_OP_CAT ? c->num_srcs : 0;
+  if (c->shapes_only || (c->op != IXJ_OP_COPY && c->op != IXJ_OP_FILL && c->op != IXJ_OP_CAT)) return 0;
+  if (c->op == IXJ_OP_COPY && c->num_srcs != 1) return 0;
+  if (srcs > CALL_MAX_SRCS || (c->op == IXJ_OP_CAT && srcs < 1) || (srcs && !c->srcs)) return 0;
   w[n++] = c->op;
   w[n++] = (int64_t)c->elem_size;
+  if (c->op == IXJ_OP_CAT) {
+    w[n++] = c->axis;
+    w[n++] = srcs;
+  }
   if (!put_operand(c->dst, c->elem_size, w, &n)) return 0;
-  if (c->op == IXJ_OP_COPY && !put_operand(c->srcs, c->elem_size, w, &n)) return 0;
+  for (int k = 0; k < srcs; k++)
+    if (!put_operand(&c->srcs[k], c->elem_size, w, &n)) return 0;
   return n * sizeof *w;
 }
 

@@ -46,6 +46,10 @@ typedef struct ixj_call_info {
    * string, valid forever; never free it. */
   const char *strategy;
   bool generic;        /* the generic kernel ran: the call's own was not ready (IXJ_COMPILE_ASYNC, CACHE_ONLY) */
+  /* the call was served by the per-call fast path: no planning (a CPU copy,
+   * fill or cat of up to 8 inputs, single-LMAD operands, whose shapes and
+   * alignments an earlier call had; docs/hot-path.md) */
+  bool fast_path;
 } ixj_call_info;
 
 typedef struct ixj_context ixj_context;

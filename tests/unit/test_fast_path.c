@@ -1,9 +1,12 @@
 /* The per-call fast path (runtime/call_cache.h) through the public API: once
- * a copy or fill of single-LMAD operands has run, later calls of the same
- * shapes skip planning. Every call here is checked against the reference
- * interpreter (whole buffer, guard bytes included) whichever path served it:
+ * a copy, fill or cat of single-LMAD operands has run, later calls of the
+ * same shapes skip planning (ixj_call_info.fast_path says so). Every call here
+ * is checked against the reference interpreter (whole buffer, guard bytes
+ * included) whichever path served it:
  *   - the same views over other buffers, at other offsets and alignments
  *     (other kernels where alignment changes the plan), fills, memcpy plans;
+ *   - cats of 2, 3 and 8 inputs along either axis, inputs transposed,
+ *     reversed and at offsets, and one of 9 inputs (the long way every time);
  *   - every check after the fast path has the key: a buffer too small, a
  *     source overlapping the destination, a fill value NULL or inside the
  *     destination: the same status and message as the first call's;
@@ -42,7 +45,7 @@ static void pattern(unsigned char *b, size_t n, unsigned seed) {
  * the operands `shift` bytes into their buffers; 0 on success, else the status
  * (whose message goes to msg). */
 static ixj_status copy_checked(const char *dst_text, const char *src_text, size_t elem, size_t shift, unsigned seed,
-                               bool *hit, char *msg) {
+                               bool *hit, bool *fast, char *msg) {
   ixj_ixfun *fd = parse_ok(dst_text), *fs = parse_ok(src_text);
   unsigned char *src = aligned_alloc(64, BUF), *got = aligned_alloc(64, BUF), *want = aligned_alloc(64, BUF);
   assert_true(src && got && want);
@@ -58,6 +61,7 @@ static ixj_status copy_checked(const char *dst_text, const char *src_text, size_
     assert_int_equal(ixj_reference_copy(&wd, &s, elem, &err), IXJ_OK);
     assert_memory_equal(got, want, BUF);
     if (hit) *hit = info.cache_hit;
+    if (fast) *fast = info.fast_path;
   } else if (msg) {
     snprintf(msg, 256, "%s", err.message);
   }
@@ -86,11 +90,12 @@ static void test_hits_match_reference(void **state) {
   for (int c = 0; c < NUM_CASES; c++)
     for (size_t elem = 1; elem <= 16; elem *= 2)
       for (size_t shift = 0; shift < 64 * 2; shift += 4 * elem) {
-        bool hit = false;
+        bool hit = false, fast = false;
         ixj_context_cache_stats(ctx, &before);
-        assert_int_equal(copy_checked(cases[c][0], cases[c][1], elem, shift, (unsigned)(c + shift), &hit, NULL), IXJ_OK);
+        assert_int_equal(copy_checked(cases[c][0], cases[c][1], elem, shift, (unsigned)(c + shift), &hit, &fast, NULL),
+                         IXJ_OK);
         ixj_context_cache_stats(ctx, &after);
-        if (shift >= 64) assert_true(hit); /* the same place within 64 bytes as an earlier call */
+        if (shift >= 64) assert_true(hit && fast); /* the same place within 64 bytes as an earlier call */
         assert_true(after.hits + after.misses >= before.hits + before.misses);
       }
 }
@@ -112,9 +117,93 @@ static void test_fills(void **state) {
       assert_int_equal(ixj_fill(ctx, &d, value, 4, &info, &err), IXJ_OK);
       assert_int_equal(ixj_reference_fill(&w, value, 4, &err), IXJ_OK);
       assert_memory_equal(got, want, sizeof got);
-      if (round) assert_true(info.cache_hit);
+      if (round) assert_true(info.cache_hit && info.fast_path);
       ixj_ixfun_free(f);
     }
+}
+
+/* One cat of the index functions in texts (dst first) through ixj_cat and
+ * the reference, each operand in its own buffer `shift` bytes in; returns
+ * whether the fast path served it. */
+#define CAT_BUF 4096
+static bool cat_checked(const char *const *texts, int num_srcs, int axis, size_t elem, size_t shift, unsigned seed) {
+  ixj_ixfun *f[10] = {NULL};
+  unsigned char *buf[10] = {NULL}, *want = aligned_alloc(64, CAT_BUF);
+  ixj_operand op[10], wd;
+  assert_true(num_srcs + 1 <= 10 && want);
+  for (int k = 0; k <= num_srcs; k++) {
+    f[k] = parse_ok(texts[k]);
+    buf[k] = aligned_alloc(64, CAT_BUF);
+    assert_non_null(buf[k]);
+    pattern(buf[k], CAT_BUF, seed + (unsigned)k);
+    op[k] = (ixj_operand){buf[k] + shift, CAT_BUF - shift - 64, f[k]};
+  }
+  memcpy(want, buf[0], CAT_BUF);
+  wd = (ixj_operand){want + shift, CAT_BUF - shift - 64, f[0]};
+  ixj_call_info info;
+  ixj_error err;
+  assert_int_equal(ixj_cat(ctx, &op[0], axis, num_srcs, &op[1], elem, &info, &err), IXJ_OK);
+  assert_int_equal(ixj_reference_cat(&wd, axis, num_srcs, &op[1], elem, &err), IXJ_OK);
+  assert_memory_equal(buf[0], want, CAT_BUF);
+  for (int k = 0; k <= num_srcs; k++) {
+    free(buf[k]);
+    ixj_ixfun_free(f[k]);
+  }
+  free(want);
+  return info.fast_path;
+}
+
+static void test_cats(void **state) {
+  (void)state;
+  static const char *const two_inner[] = {"iota 8 12", "iota 8 5", "iota 8 7"};
+  static const char *const two_outer_t[] = {"iota 12 8", "iota 8 5 | permute 1 0", "iota 7 8"};
+  static const char *const three[] = {"iota 9 6 | slice ::-1", "iota 3 6", "iota 4 6 | slice 1:", "iota 6 6 | slice ::2"};
+  static const char *const eight[] = {"iota 4 16", "iota 4 2", "iota 4 2", "iota 2 4 | permute 1 0", "iota 4 2",
+                                      "iota 4 2", "iota 4 3 | slice : 1:", "iota 4 2", "iota 4 2 | slice ::-1"};
+  static const char *const nine[] = {"iota 9 3", "iota 1 3", "iota 1 3", "iota 1 3", "iota 1 3", "iota 1 3",
+                                     "iota 1 3", "iota 1 3", "iota 1 3", "iota 1 3"};
+  struct {
+    const char *const *texts;
+    int num_srcs, axis;
+  } cats[] = {{two_inner, 2, 1}, {two_outer_t, 2, 0}, {three, 3, 0}, {eight, 8, 1}, {nine, 9, 0}};
+  for (size_t c = 0; c < sizeof cats / sizeof *cats; c++)
+    for (size_t elem = 1; elem <= 16; elem *= 4)
+      for (size_t shift = 0; shift < 64 * 3; shift += 32) {
+        bool fast = cat_checked(cats[c].texts, cats[c].num_srcs, cats[c].axis, elem, shift, (unsigned)(c * 7 + shift));
+        /* the same places within 64 bytes as two calls before */
+        if (shift >= 64) assert_true(fast == (cats[c].num_srcs <= 8));
+        if (cats[c].num_srcs > 8) assert_false(fast);
+      }
+}
+
+/* The first call of a cat and later ones (fast path) fail alike. */
+static void test_cat_errors_after_hits(void **state) {
+  (void)state;
+  ixj_ixfun *fd = parse_ok("iota 4 8"), *fa = parse_ok("iota 4 3"), *fb = parse_ok("iota 5 4 | permute 1 0");
+  float d[32] = {0}, a[12] = {0}, b[20] = {0};
+  ixj_operand od = {d, sizeof d, fd}, srcs[2] = {{a, sizeof a, fa}, {b, sizeof b, fb}};
+  ixj_call_info info;
+  ixj_error err;
+  assert_int_equal(ixj_cat(ctx, &od, 1, 2, srcs, 4, &info, &err), IXJ_OK);
+  for (int round = 0; round < 2; round++) {
+    assert_int_equal(ixj_cat(ctx, &od, 1, 2, srcs, 4, &info, &err), IXJ_OK);
+    assert_true(info.fast_path);
+    ixj_operand small[2] = {srcs[0], {b, 19 * 4, fb}};
+    assert_int_equal(ixj_cat(ctx, &od, 1, 2, small, 4, &info, &err), IXJ_ERR_OUT_OF_RANGE);
+    assert_non_null(strstr(err.message, "buffer too small"));
+    ixj_operand small_dst = {d, 31 * 4, fd};
+    assert_int_equal(ixj_cat(ctx, &small_dst, 1, 2, srcs, 4, &info, &err), IXJ_ERR_OUT_OF_RANGE);
+    ixj_operand overlap[2] = {srcs[0], {d + 8, sizeof d - 8 * 4, fb}};
+    assert_int_equal(ixj_cat(ctx, &od, 1, 2, overlap, 4, &info, &err), IXJ_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "overlaps the destination"));
+    ixj_operand null_src[2] = {{NULL, sizeof a, fa}, srcs[1]};
+    assert_int_equal(ixj_cat(ctx, &od, 1, 2, null_src, 4, &info, &err), IXJ_ERR_INVALID_ARGUMENT);
+    assert_int_equal(ixj_cat(ctx, &od, 0, 2, srcs, 4, &info, &err), IXJ_ERR_MISMATCH); /* another axis */
+  }
+  for (int k = 0; k < 32; k++) assert_true(d[k] == 0.0f);
+  ixj_ixfun_free(fd);
+  ixj_ixfun_free(fa);
+  ixj_ixfun_free(fb);
 }
 
 /* The first call of a shape and a later one (fast path) fail alike. */
@@ -164,7 +253,7 @@ static void *worker(void *arg) {
     int c = (id * 7 + r) % NUM_CASES;
     size_t elem = (size_t)1 << ((id + r) % 4), shift = (size_t)((r * 3 + id) % 8) * 8 * elem % 128;
     char msg[256];
-    bad += copy_checked(cases[c][0], cases[c][1], elem, shift, (unsigned)(id * 1000 + r), NULL, msg) != IXJ_OK;
+    bad += copy_checked(cases[c][0], cases[c][1], elem, shift, (unsigned)(id * 1000 + r), NULL, NULL, msg) != IXJ_OK;
   }
   return (void *)(intptr_t)bad;
 }
@@ -257,7 +346,8 @@ static void test_counts_exact_many_threads(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_hits_match_reference), cmocka_unit_test(test_fills),
-                                     cmocka_unit_test(test_errors_after_hits), cmocka_unit_test(test_threads),
+                                     cmocka_unit_test(test_errors_after_hits), cmocka_unit_test(test_cats),
+                                     cmocka_unit_test(test_cat_errors_after_hits), cmocka_unit_test(test_threads),
                                      cmocka_unit_test(test_counts_exact_many_threads)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }
