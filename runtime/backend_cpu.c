@@ -65,8 +65,12 @@ static ixj_status cpu_load(ixj_context *ctx, const void *image, size_t size, con
 /* What every chunk of one launch shares. */
 typedef struct launch {
   ixj_kernel_fn fn;
-  const void *ptrs[PLAN_MAX_OPERANDS];
-  int64_t offs[PLAN_MAX_OPERANDS];
+  /* the kernels' operand arrays, the caller's (a launch returns before its
+   * caller does): copying them was a `rep movs`, whose start-up cost a small
+   * call more than the copy; a fill's, with the value second, are here */
+  const void *const *ptrs;
+  const int64_t *offs;
+  const void *fill_ptrs[2];
   size_t elem_size;
   bool nontemporal; /* MEMCPY: streaming stores */
 } launch;
@@ -119,9 +123,13 @@ ixj_status ixj__cpu_run(ixj_context *ctx, const cpu_launch_desc *d, const kernel
   l.elem_size = d->elem_size;
   l.nontemporal = d->nontemporal;
   /* the kernels' operand array: dst, then the sources; a fill's value second */
-  for (int o = 0; o < d->num_operands; o++) {
-    l.ptrs[o] = d->op == IXJ_OP_FILL && o == 1 ? fill_value : ptrs[o];
-    l.offs[o] = offs[o];
+  l.ptrs = ptrs;
+  l.offs = offs;
+  if (d->op == IXJ_OP_FILL) {
+    IXJ_ASSERT(err, d->num_operands <= 2);
+    l.fill_ptrs[0] = ptrs[0];
+    l.fill_ptrs[1] = fill_value;
+    l.ptrs = l.fill_ptrs;
   }
   double t0 = run_ms ? ixj__now_ms() : 0;
   bool small = run_inline(d);

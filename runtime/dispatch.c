@@ -643,10 +643,19 @@ done:
   return st;
 }
 
-ixj_status ixj__dispatch(ixj_context *ctx, const dispatch_request *req, dispatch_result *out, ixj_error *err) {
-  memset(out, 0, sizeof *out);
-  out->info.strategy = "empty";
+/* Field by field: a memset of the 120 bytes was a `rep stos`, whose start-up
+ * was 14% of a fast-path call. */
+static void clear_result(dispatch_result *out) {
+  out->info = (ixj_call_info){.strategy = "empty"};
   out->outcome = IXJ_WARM_NO_KERNEL;
+  out->text = NULL;
+  out->signature = NULL;
+  out->kernel_name[0] = '\0';
+  out->slot = NULL;
+}
+
+ixj_status ixj__dispatch(ixj_context *ctx, const dispatch_request *req, dispatch_result *out, ixj_error *err) {
+  clear_result(out);
   int64_t call_key[CALL_KEY_WORDS];
   size_t call_len =
       req->mode == DISPATCH_RUN && req->backend == &ixj__backend_cpu ? ixj__call_key(&req->call, call_key) : 0;
@@ -662,9 +671,7 @@ ixj_status ixj__dispatch_shapes(ixj_context *ctx, dispatch_mode mode, const ixj_
                                 ixj_op_kind op, const ixj_ixfun *dst, int num_srcs, const ixj_ixfun *const *srcs,
                                 int axis, size_t elem_size, bool aligned, dispatch_result *out, ixj_error *err) {
   ixj_operand d = {NULL, 0, dst}, s[IXJ_MAX_CAT_INPUTS];
-  memset(out, 0, sizeof *out);
-  out->info.strategy = "empty";
-  out->outcome = IXJ_WARM_NO_KERNEL;
+  clear_result(out);
   if (num_srcs < 0 || num_srcs > IXJ_MAX_CAT_INPUTS)
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "1..%d inputs, not %d", IXJ_MAX_CAT_INPUTS, num_srcs);
   for (int k = 0; k < num_srcs; k++) s[k] = (ixj_operand){NULL, 0, srcs[k]};
