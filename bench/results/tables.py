@@ -87,7 +87,7 @@ def ratio(a, b):
 
 def against_table(runs, old, only):
     """Ratios to each run's own ceiling (x1, x2), the 2-thread speedup, the
-    best peer at 2 threads and the compile time, earlier run -> this one."""
+    best peer at 1 and at 2 threads and the compile time, earlier run -> this one."""
     cases = []
     for name, r in runs.items():
         if r["e"].get("method") == "ixjit" and r["e"]["case"] not in cases:
@@ -95,20 +95,23 @@ def against_table(runs, old, only):
     if only:
         cases = [c for c in only if c in cases]
     print("| case | strategy before → after | /ceiling ×1 before → after | /ceiling ×2 before → after "
-          "| ×2 / ×1 after | /best peer ×2 after | compile ms before → after |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          "| ×2 / ×1 after | /best peer ×1 after | /best peer ×2 after | compile ms before → after |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for c in cases:
         first = runs["%s/ixjit/threads:1" % c]["e"]
         was = old.get("%s/ixjit/threads:1" % c, {}).get("e", {})
         sa, sb = was.get("strategy", "?"), first.get("strategy", "?")
         x1 = [ratio(gbps(r, "%s/ixjit/threads:1" % c), ceiling(r, c, 1)) for r in (old, runs)]
         x2 = [ratio(gbps(r, "%s/ixjit/threads:2" % c), ceiling(r, c, 2)) for r in (old, runs)]
-        peers = [gbps(runs, "%s/%s/threads:2" % (c, p)) for p in ("numpy", "torch", "onednn")]
-        peers = [p for p in peers if p]
+        def best_peer(t):
+            v = [gbps(runs, "%s/%s/threads:%d" % (c, p, t)) for p in ("numpy", "torch", "onednn")]
+            v = [x for x in v if x]
+            return max(v) if v else None
         row = [c, sb if sa == sb else "%s → %s" % (sa, sb), "%s → %s" % (fmt(x1[0]), fmt(x1[1])),
                "%s → %s" % (fmt(x2[0]), fmt(x2[1])),
                fmt(ratio(gbps(runs, "%s/ixjit/threads:2" % c), gbps(runs, "%s/ixjit/threads:1" % c))),
-               fmt(ratio(gbps(runs, "%s/ixjit/threads:2" % c), max(peers) if peers else None)),
+               fmt(ratio(gbps(runs, "%s/ixjit/threads:1" % c), best_peer(1))),
+               fmt(ratio(gbps(runs, "%s/ixjit/threads:2" % c), best_peer(2))),
                "%s → %s" % (fmt(was.get("compile_ms"), 1), fmt(first.get("compile_ms"), 1))]
         print("| " + " | ".join(row) + " |")
 
