@@ -1,8 +1,14 @@
 /* A small fork-join pool. A job lives on its caller's stack and is published
- * under the pool lock; workers take chunks with an atomic counter. The caller
- * waits until every unit is done and no worker still holds the job, so a late
- * worker can never touch a finished job. One job at a time: a second caller
- * that finds the pool busy runs its job on its own thread.
+ * under the pool lock. Its units are split into one share per participant
+ * (the caller is participant 0, worker k is k + 1), each taken in chunks from
+ * its front with an atomic counter, first by its owner, then, once theirs
+ * are done, by the others: on time, every participant moves the same part of
+ * a repeated job every time, so work that fits in the cores' own caches stays
+ * in them (handing chunks out first come, first served moved each call's
+ * lines between the cores); a late one's share is taken by the others. The
+ * caller waits until every unit is done and no worker still holds the job,
+ * so a late worker can never touch a finished job. One job at a time: a
+ * second caller that finds the pool busy runs its job on its own thread.
  *
  * Both waits spin a little before they sleep: a worker that finished a job
  * watches for the next one for SPIN_MS, and a caller that finished its share
@@ -23,14 +29,29 @@
 /* Measured on the development VM (docs/cpu-path.md, "Dispatch"). */
 #define SPIN_MS 0.05
 
+/* One participant's share of a job, [next, end) left; a line of its own,
+ * since its owner takes its chunks while the others take theirs. */
+typedef struct share {
+  _Alignas(64) atomic_uint_fast64_t next;
+  uint64_t end;
+} share;
+
 typedef struct job {
   pool_task task;
   void *arg;
   uint64_t units, chunk;
-  atomic_uint_fast64_t next;
+  share *shares;             /* the pool's, one per participant */
+  int num_shares;
   atomic_uint_fast64_t done; /* units done; added before `active` drops */
   atomic_int active;         /* workers inside the job (raised under the pool lock) */
 } job;
+
+struct thread_pool;
+
+typedef struct worker {
+  struct thread_pool *pool;
+  int index; /* its share: 1.. (the caller's is 0) */
+} worker;
 
 struct thread_pool {
   pthread_mutex_t lock;
@@ -42,6 +63,8 @@ struct thread_pool {
   uint64_t jobs; /* handed to the workers, under the lock */
   int num_workers;
   pthread_t *workers;
+  worker *worker_args;
+  share *shares; /* num_workers + 1, reused by each job (one at a time) */
 };
 
 static void relax(void) {
@@ -82,20 +105,26 @@ static bool job_finished(const void *arg) {
          atomic_load_explicit(&j->done, memory_order_acquire) >= j->units;
 }
 
-/* Takes chunks until none is left; returns the units done. */
-static uint64_t drain(job *j) {
+/* Takes chunks of its own share, then of the others' in turn, until none is
+ * left; returns the units done. */
+static uint64_t drain(job *j, int self) {
   uint64_t done = 0;
-  for (;;) {
-    uint64_t b = atomic_fetch_add(&j->next, j->chunk);
-    if (b >= j->units) return done;
-    uint64_t e = b + j->chunk < j->units ? b + j->chunk : j->units;
-    j->task(j->arg, b, e);
-    done += e - b;
+  for (int k = 0; k < j->num_shares; k++) {
+    share *s = &j->shares[(self + k) % j->num_shares];
+    for (;;) {
+      uint64_t b = atomic_fetch_add(&s->next, j->chunk);
+      if (b >= s->end) break;
+      uint64_t e = b + j->chunk < s->end ? b + j->chunk : s->end;
+      j->task(j->arg, b, e);
+      done += e - b;
+    }
   }
+  return done;
 }
 
 static void *worker_main(void *arg) {
-  thread_pool *p = arg;
+  const worker *me = arg;
+  thread_pool *p = me->pool;
   uint64_t seen = 0;
   for (;;) {
     spin_until(new_job_or_stop, &(watch){p, seen});
@@ -107,7 +136,7 @@ static void *worker_main(void *arg) {
     job *j = p->current;
     atomic_fetch_add_explicit(&j->active, 1, memory_order_relaxed); /* under the lock: the caller sees it */
     pthread_mutex_unlock(&p->lock);
-    uint64_t done = drain(j);
+    uint64_t done = drain(j, me->index);
     pthread_mutex_lock(&p->lock);
     atomic_fetch_add_explicit(&j->done, done, memory_order_release);
     atomic_fetch_sub_explicit(&j->active, 1, memory_order_release); /* j may be gone after this */
@@ -127,12 +156,15 @@ ixj_status ixj__pool_create(int threads, thread_pool **out, ixj_error *err) {
   pthread_cond_init(&p->finished, NULL);
   int n = threads > 1 ? threads - 1 : 0;
   p->workers = calloc((size_t)(n ? n : 1), sizeof *p->workers);
-  if (!p->workers) {
+  p->worker_args = calloc((size_t)(n ? n : 1), sizeof *p->worker_args);
+  p->shares = aligned_alloc(_Alignof(share), (size_t)(n + 1) * sizeof *p->shares);
+  if (!p->workers || !p->worker_args || !p->shares) {
     ixj__pool_destroy(p);
     return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   }
   for (int k = 0; k < n; k++) {
-    if (pthread_create(&p->workers[k], NULL, worker_main, p) != 0) {
+    p->worker_args[k] = (worker){p, k + 1};
+    if (pthread_create(&p->workers[k], NULL, worker_main, &p->worker_args[k]) != 0) {
       ixj__pool_destroy(p);
       return ixj__fail(err, IXJ_ERR_LIMIT, "cannot start worker thread %d of %d", k + 1, n);
     }
@@ -150,6 +182,8 @@ void ixj__pool_destroy(thread_pool *p) {
   pthread_mutex_unlock(&p->lock);
   for (int k = 0; k < p->num_workers; k++) pthread_join(p->workers[k], NULL);
   free(p->workers);
+  free(p->worker_args);
+  free(p->shares);
   pthread_cond_destroy(&p->work);
   pthread_cond_destroy(&p->finished);
   pthread_mutex_destroy(&p->lock);
@@ -164,12 +198,22 @@ void ixj__pool_run(thread_pool *p, uint64_t units, uint64_t grain, uint64_t alig
     task(arg, 0, units);
     return;
   }
-  uint64_t parts = (uint64_t)(p->num_workers + 1) * 4;
+  int n = p->num_workers + 1;
+  uint64_t parts = (uint64_t)n * 4;
   uint64_t chunk = (units + parts - 1) / parts;
   if (chunk < grain) chunk = grain;
   chunk = (chunk + align - 1) / align * align;
-  job j = {.task = task, .arg = arg, .units = units, .chunk = chunk};
-  atomic_init(&j.next, 0);
+  /* share k: [bound(k), bound(k + 1)), bounds multiples of align but the
+   * last, so every chunk starts on one */
+  uint64_t base = units / (uint64_t)n, begin = 0;
+  for (int k = 0; k < n; k++) {
+    uint64_t end = k + 1 == n ? units : ((base * (uint64_t)(k + 1) + align - 1) / align * align);
+    if (end > units) end = units;
+    atomic_init(&p->shares[k].next, begin);
+    p->shares[k].end = end;
+    begin = end;
+  }
+  job j = {.task = task, .arg = arg, .units = units, .chunk = chunk, .shares = p->shares, .num_shares = n};
   atomic_init(&j.done, 0);
   atomic_init(&j.active, 0);
   pthread_mutex_lock(&p->lock);
@@ -179,7 +223,7 @@ void ixj__pool_run(thread_pool *p, uint64_t units, uint64_t grain, uint64_t alig
   pthread_cond_broadcast(&p->work);
   pthread_mutex_unlock(&p->lock);
 
-  uint64_t done = drain(&j);
+  uint64_t done = drain(&j, 0);
   atomic_fetch_add_explicit(&j.done, done, memory_order_relaxed);
   pthread_mutex_lock(&p->lock);
   p->current = NULL; /* late workers no longer see it; those inside raised `active` before this */

@@ -2,7 +2,9 @@
  * runs exactly once, for jobs back to back (the workers still spinning from
  * the last one), after the workers have gone to sleep, from several callers
  * at once (a busy pool runs the second caller's job on its caller), and a
- * pool destroyed right after a job, while its workers spin. Run under
+ * pool destroyed right after a job, while its workers spin; chunks start on
+ * multiples of the alignment and end on one or at the last unit, with more
+ * participants than the job has aligned pieces (empty shares) too. Run under
  * ThreadSanitizer by the tsan preset. Internal API. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <pthread.h>
@@ -71,6 +73,37 @@ static void test_callers_at_once(void **state) {
   ixj__pool_destroy(shared);
 }
 
+typedef struct chunks {
+  uint64_t align, units;
+  atomic_int bad, hits[UNITS];
+} chunks;
+
+static void check_chunk(void *arg, uint64_t begin, uint64_t end) {
+  chunks *c = arg;
+  if (begin % c->align || (end % c->align && end != c->units) || begin >= end) atomic_fetch_add(&c->bad, 1);
+  for (uint64_t u = begin; u < end; u++) atomic_fetch_add_explicit(&c->hits[u], 1, memory_order_relaxed);
+}
+
+static void test_chunks_aligned(void **state) {
+  (void)state;
+  thread_pool *p;
+  assert_int_equal(ixj__pool_create(8, &p, NULL), IXJ_OK); /* 8 shares */
+  static const uint64_t units[] = {2, 7, 9, 64, 100, 1000, UNITS}, aligns[] = {1, 4, 16, 64};
+  for (size_t a = 0; a < sizeof aligns / sizeof *aligns; a++)
+    for (size_t n = 0; n < sizeof units / sizeof *units; n++)
+      for (int round = 0; round < 5; round++) {
+        chunks *c = calloc(1, sizeof *c);
+        assert_non_null(c);
+        c->align = aligns[a];
+        c->units = units[n];
+        ixj__pool_run(p, c->units, 1, c->align, check_chunk, c);
+        assert_int_equal(atomic_load(&c->bad), 0);
+        for (uint64_t u = 0; u < UNITS; u++) assert_int_equal(atomic_load(&c->hits[u]), u < c->units ? 1 : 0);
+        free(c);
+      }
+  ixj__pool_destroy(p);
+}
+
 static void test_destroy_while_spinning(void **state) {
   (void)state;
   for (int k = 0; k < 20; k++) {
@@ -84,6 +117,6 @@ static void test_destroy_while_spinning(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_back_to_back), cmocka_unit_test(test_after_sleep),
                                      cmocka_unit_test(test_callers_at_once),
-                                     cmocka_unit_test(test_destroy_while_spinning)};
+                                     cmocka_unit_test(test_chunks_aligned), cmocka_unit_test(test_destroy_while_spinning)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
