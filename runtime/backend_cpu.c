@@ -93,16 +93,19 @@ static void run_memcpy_chunk(void *arg, uint64_t begin, uint64_t end) {
  * caller's thread and never wakes the pool: handing it out and joining cost
  * more than a second core saves. Measured on the 2-core development VM (a
  * build that always used the pool, a 1-thread against a 2-thread context,
- * interleaved; docs/cpu-path.md): since the pool spins before it sleeps
- * (pool.c), elementwise copies and fills gain from a second thread from
- * 512 KiB moved (1.25-1.70x there; 0.62-0.80x with the pool that slept at
- * once, which is why this was 1 MiB), transposes still only from about
- * 2 MiB (0.75-0.89x at 1-1.5 MiB, 1.34-1.38x at 2 MiB), except staged ones
- * (plan.staged), about half as fast per byte in cache, which break even at
- * 1 MiB (0.98-1.03x) and gain from there (1.22-1.32x at 1.35 MiB, 1.54-1.80x
- * at 1.9 MiB; aligned ones 0.91-0.93x at 1.5 MiB). */
+ * interleaved; docs/cpu-path.md "Dispatch"): since the pool spins before it
+ * sleeps (pool.c), elementwise copies and fills gain from a second thread
+ * from 512 KiB moved (1.25-1.70x there; 0.62-0.80x with the pool that slept
+ * at once, which is why this was 1 MiB). Transposes, since each thread
+ * keeps its share of a repeated job in its own cache (pool.c), gain from
+ * about 1.5 MiB (4-byte ones 1.31-1.66x at 1.5 MiB, 2-, 1- and 8-byte ones
+ * 1.04-2.0x at 1.5-1.6 MiB; 2 MiB when chunks went first come, first
+ * served); below it some do (4-byte ones 1.10-1.41x at 1.13 MiB) and some
+ * lose (8-byte ones 0.56-0.90x at 1.06 MiB, bytes 0.54-0.65x at 1 MiB).
+ * Staged ones (plan.staged), about half as fast per byte in cache, gain
+ * from 1 MiB (1.29-1.53x there). */
 #define INLINE_BYTES_ELEMENTWISE ((uint64_t)512 << 10)
-#define INLINE_BYTES_TILED ((uint64_t)2 << 20)
+#define INLINE_BYTES_TILED ((uint64_t)3 << 19)
 #define INLINE_BYTES_STAGED ((uint64_t)1 << 20)
 
 static uint64_t inline_below(const ixj_plan *p) {

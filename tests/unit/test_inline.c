@@ -1,6 +1,6 @@
 /* Small work runs on the caller's thread (runtime/backend_cpu.c): on a
  * 2-thread context, copies and fills below the measured thresholds (512 KiB
- * moved elementwise or by memcpy, 2 MiB for transposes, 1 MiB for staged
+ * moved elementwise or by memcpy, 1.5 MiB for transposes, 1 MiB for staged
  * ones, which need 64-byte vectors) hand no job to the
  * pool, larger ones do; every result is checked against the reference
  * interpreter either way. Internal API: the pool's job counter. */
@@ -14,8 +14,12 @@ static void one(ixj_op_kind op, const char *dst_text, const char *src_text, bool
   ixj_ixfun *fd = parse_ok(dst_text), *fs = src_text ? parse_ok(src_text) : NULL;
   size_t bytes;
   assert_int_equal(ixj_ixfun_required_bytes(fd, 4, &bytes, NULL), IXJ_OK);
-  unsigned char *src = malloc(bytes), *got = calloc(1, bytes), *want = calloc(1, bytes);
+  /* on lines: whether a transpose is staged depends on it, and so its threshold */
+  size_t alloc = (bytes + 63) / 64 * 64;
+  unsigned char *src = aligned_alloc(64, alloc), *got = aligned_alloc(64, alloc), *want = aligned_alloc(64, alloc);
   assert_true(src && got && want);
+  memset(got, 0, bytes);
+  memset(want, 0, bytes);
   for (size_t k = 0; k < bytes; k++) src[k] = (unsigned char)(k * 13 + k / 509);
   ixj_operand d = {got, bytes, fd}, w = {want, bytes, fd}, s = {src, bytes, fs};
   float value = 2.5f;
@@ -48,6 +52,8 @@ static void test_thresholds(void **state) {
   one(IXJ_OP_COPY, "iota 181 181", "iota 181 181 | slice ::-1 ::-1", false); /* elementwise, 256 KiB */
   one(IXJ_OP_COPY, "iota 256 256", "iota 256 256 | slice ::-1 ::-1", true);  /* elementwise, 512 KiB */
   one(IXJ_OP_COPY, "iota 362 362", "iota 362 362 | permute 1 0", false);     /* tiled, 1 MiB */
+  one(IXJ_OP_COPY, "iota 400 400", "iota 400 400 | permute 1 0", false);     /* tiled, 1.22 MiB */
+  one(IXJ_OP_COPY, "iota 448 448", "iota 448 448 | permute 1 0", true);      /* tiled, 1.53 MiB */
   one(IXJ_OP_COPY, "iota 512 512", "iota 512 512 | permute 1 0", true);      /* tiled, 2 MiB */
   bool staged = ixj__jit_llvm_vector_bytes(ctx->jit) == 64;                  /* rows off lines, in cache */
   one(IXJ_OP_COPY, "iota 360 360", "iota 360 360 | permute 1 0", false);     /* staged, just under 1 MiB */
