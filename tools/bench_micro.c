@@ -510,6 +510,71 @@ static bool prepared_micro(int reps, bench_run *run, char *msg, size_t msg_size)
   return ok;
 }
 
+/* A cat on a hit (the fast path takes cats of single-LMAD inputs too): two
+ * float inputs side by side along axis 1, 8 x 8 each (512 bytes out) and
+ * the suite's tiny_64k_cat2 (128 x 64 each), as `ixj_cat` and as a prepared
+ * kernel's run, ns per call, interleaved; the result checked once. */
+static bool cat_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
+  static _Alignas(64) float a[128 * 64], b[128 * 64], y[128 * 128];
+  static const struct {
+    const char *name, *dst, *src;
+    int rows, cols, calls;
+  } cases[] = {{"run_cat2_8x16", "iota 8 16", "iota 8 8", 8, 8, HOT_CALLS},
+               {"tiny_64k_cat2", "iota 128 128", "iota 128 64", 128, 64, HOT_CALLS / 20}};
+  for (int i = 0; i < 128 * 64; i++) {
+    a[i] = (float)i;
+    b[i] = (float)-i;
+  }
+  ixj_context *ctx = NULL;
+  ixj_error err = {0};
+  bool ok = true;
+  ixj_context_options o = {.num_threads = 1, .disk_cache = -1};
+  if (ixj_context_create(&o, &ctx, &err) != IXJ_OK) {
+    snprintf(msg, msg_size, "cat: %s", err.message);
+    return false;
+  }
+  for (size_t c = 0; ok && c < sizeof cases / sizeof *cases; c++) {
+    ixj_ixfun *fd = NULL, *fs = NULL;
+    ixj_kernel *k = NULL;
+    int rows = cases[c].rows, cols = cases[c].cols, calls = cases[c].calls;
+    size_t in_bytes = (size_t)rows * cols * sizeof(float), out_bytes = 2 * in_bytes;
+    bench_result *pr = micro_result(run, cases[c].name, "ixj_kernel_run", "ns");
+    bench_result *ct = micro_result(run, cases[c].name, "ixj_cat", "ns");
+    if (!pr || !ct || ixj_ixfun_parse(cases[c].dst, &fd, &err) != IXJ_OK ||
+        ixj_ixfun_parse(cases[c].src, &fs, &err) != IXJ_OK ||
+        ixj_prepare_cat(ctx, fd, 1, 2, (const ixj_ixfun *const[]){fs, fs}, 4, 0, &k, &err) != IXJ_OK) {
+      snprintf(msg, msg_size, "cat: %s", pr && ct ? err.message : "out of memory");
+      ok = false;
+    } else {
+      ixj_buffer d = {y, out_bytes}, s[2] = {{a, in_bytes}, {b, in_bytes}};
+      ixj_operand od = {y, out_bytes, fd}, os[2] = {{a, in_bytes, fs}, {b, in_bytes, fs}};
+      bool calls_ok = ixj_cat(ctx, &od, 1, 2, os, 4, NULL, NULL) == IXJ_OK;
+      for (int r = 0; r < rows; r++)
+        for (int j = 0; j < 2 * cols; j++)
+          calls_ok &= y[r * 2 * cols + j] == (j < cols ? a[r * cols + j] : b[r * cols + j - cols]);
+      pr->iterations = ct->iterations = calls;
+      for (int r = 0; r < reps; r++) { /* interleaved */
+        double t0 = now_ms();
+        for (int i = 0; i < calls; i++) calls_ok &= ixj_kernel_run(k, d, 2, s, NULL, NULL) == IXJ_OK;
+        double t1 = now_ms();
+        for (int i = 0; i < calls; i++) calls_ok &= ixj_cat(ctx, &od, 1, 2, os, 4, NULL, NULL) == IXJ_OK;
+        double t2 = now_ms();
+        pr->sec[pr->reps++] = (t1 - t0) * 1e-3 / calls;
+        ct->sec[ct->reps++] = (t2 - t1) * 1e-3 / calls;
+      }
+      if (!calls_ok) {
+        snprintf(msg, msg_size, "cat: %s: a call failed or its result is wrong", cases[c].name);
+        ok = false;
+      }
+    }
+    ixj_kernel_release(k);
+    ixj_ixfun_free(fd);
+    ixj_ixfun_free(fs);
+  }
+  ixj_context_destroy(ctx);
+  return ok;
+}
+
 static uint64_t sink;
 
 /* The chosen sequence as emitted code runs it: multiplier and shift in
@@ -590,7 +655,7 @@ static bool divmod_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
 bool bench_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
   if (reps > BENCH_MAX_REPS) reps = BENCH_MAX_REPS;
   return cache_micro(reps, run, msg, msg_size) && hot_micro(reps, run, msg, msg_size) &&
-         prepared_micro(reps, run, msg, msg_size) &&
+         prepared_micro(reps, run, msg, msg_size) && cat_micro(reps, run, msg, msg_size) &&
          prepared_threads_micro(reps, run, msg, msg_size) && miss_async_micro(reps, run, msg, msg_size) &&
          divmod_micro(reps, run, msg, msg_size);
 }
