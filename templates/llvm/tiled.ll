@@ -7,7 +7,9 @@
 ; @@STEP_A@@ columns at a time (a zip: all @@STEP_A@@ of a in one block, its
 ; source rows interleaved into one contiguous run; an unzip: all @@MICRO@@ of b
 ; in one block, one contiguous run deinterleaved into its rows);
-; the rows and columns left over at the space's edges move one by one.
+; the rows and columns left over at the space's edges move one by one
+; (where the blocks cover every tile whole, the edges are never entered: the
+; emitter sends both of their branches on to the next tile).
 ; Staged (plan.staged: destination rows off lines, streamed), the blocks go to
 ; a buffer on the stack, a column of them more (the halo) where the next tile
 ; has blocks, and each tile row goes out as whole lines (emit_stage_flush).
@@ -35,7 +37,7 @@ tile.body:
   %hasb = icmp sgt i64 %vb, 0
   %hasa = icmp sgt i64 %va, 0
   %hasv = and i1 %hasb, %hasa
-  br i1 %hasv, label %mrow, label %edges
+  br i1 %hasv, label %mrow, label %@@NO_BLOCKS@@
 
 ; The block and edge coordinates go to the addresses through an empty asm,
 ; an opaque copy that costs no instruction: the addresses are one base per
