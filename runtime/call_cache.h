@@ -33,7 +33,6 @@
  * IXJ_MAX_RANK dims fits (134 words), as does a cat of CALL_MAX_SRCS inputs
  * of up to 6 dims; a call whose key would not fit takes the long way. */
 #define CALL_KEY_WORDS 256
-#define CALL_KEY_BYTES (8 * CALL_KEY_WORDS)
 
 /* What a CPU launch needs from a plan (backend_cpu.c). */
 typedef struct cpu_launch_desc {

@@ -22,42 +22,48 @@ static ixj_status run_op(ixj_context *ctx, const dispatch_request *req, ixj_call
 ixj_status ixj_copy(ixj_context *ctx, const ixj_operand *dst, const ixj_operand *src, size_t elem_size,
                     ixj_call_info *info, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, ctx && dst && src);
-  dispatch_request req = RUN_REQUEST(&ixj__backend_cpu, NULL, info, IXJ_OP_COPY, elem_size, dst, 1, src, NULL, 0, false);
+  dispatch_request req =
+      RUN_REQUEST(&ixj__backend_cpu, NULL, info, IXJ_OP_COPY, elem_size, dst, 1, src, NULL, 0, false);
   return run_op(ctx, &req, info, err);
 }
 
 ixj_status ixj_fill(ixj_context *ctx, const ixj_operand *dst, const void *value, size_t elem_size,
                     ixj_call_info *info, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, ctx && dst);
-  dispatch_request req = RUN_REQUEST(&ixj__backend_cpu, NULL, info, IXJ_OP_FILL, elem_size, dst, 0, NULL, value, 0, false);
+  dispatch_request req =
+      RUN_REQUEST(&ixj__backend_cpu, NULL, info, IXJ_OP_FILL, elem_size, dst, 0, NULL, value, 0, false);
   return run_op(ctx, &req, info, err);
 }
 
 ixj_status ixj_cat(ixj_context *ctx, const ixj_operand *dst, int axis, int num_srcs, const ixj_operand *srcs,
                    size_t elem_size, ixj_call_info *info, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, ctx && dst && (srcs || num_srcs == 0));
-  dispatch_request req = RUN_REQUEST(&ixj__backend_cpu, NULL, info, IXJ_OP_CAT, elem_size, dst, num_srcs, srcs, NULL, axis, false);
+  dispatch_request req =
+      RUN_REQUEST(&ixj__backend_cpu, NULL, info, IXJ_OP_CAT, elem_size, dst, num_srcs, srcs, NULL, axis, false);
   return run_op(ctx, &req, info, err);
 }
 
 ixj_status ixj_copy_cuda(ixj_context *ctx, const ixj_operand *dst, const ixj_operand *src, size_t elem_size,
                          void *stream, ixj_call_info *info, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, ctx && dst && src);
-  dispatch_request req = RUN_REQUEST(&ixj__backend_cuda, stream, info, IXJ_OP_COPY, elem_size, dst, 1, src, NULL, 0, false);
+  dispatch_request req =
+      RUN_REQUEST(&ixj__backend_cuda, stream, info, IXJ_OP_COPY, elem_size, dst, 1, src, NULL, 0, false);
   return run_op(ctx, &req, info, err);
 }
 
 ixj_status ixj_fill_cuda(ixj_context *ctx, const ixj_operand *dst, const void *value, size_t elem_size, void *stream,
                          ixj_call_info *info, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, ctx && dst && value);
-  dispatch_request req = RUN_REQUEST(&ixj__backend_cuda, stream, info, IXJ_OP_FILL, elem_size, dst, 0, NULL, value, 0, false);
+  dispatch_request req =
+      RUN_REQUEST(&ixj__backend_cuda, stream, info, IXJ_OP_FILL, elem_size, dst, 0, NULL, value, 0, false);
   return run_op(ctx, &req, info, err);
 }
 
 ixj_status ixj_cat_cuda(ixj_context *ctx, const ixj_operand *dst, int axis, int num_srcs, const ixj_operand *srcs,
                         size_t elem_size, void *stream, ixj_call_info *info, ixj_error *err) {
   IXJ_REQUIRE_ARGS(err, ctx && dst && (srcs || num_srcs == 0));
-  dispatch_request req = RUN_REQUEST(&ixj__backend_cuda, stream, info, IXJ_OP_CAT, elem_size, dst, num_srcs, srcs, NULL, axis, false);
+  dispatch_request req =
+      RUN_REQUEST(&ixj__backend_cuda, stream, info, IXJ_OP_CAT, elem_size, dst, num_srcs, srcs, NULL, axis, false);
   return run_op(ctx, &req, info, err);
 }
 

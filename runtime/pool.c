@@ -46,10 +46,8 @@ typedef struct job {
   atomic_int active;         /* workers inside the job (raised under the pool lock) */
 } job;
 
-struct thread_pool;
-
 typedef struct worker {
-  struct thread_pool *pool;
+  thread_pool *pool;
   int index; /* its share: 1.. (the caller's is 0) */
 } worker;
 

@@ -66,7 +66,6 @@ static void *buffer(size_t bytes) {
   return p;
 }
 
-/* NULL when oneDNN can take the case, else why not. */
 /* The primitive for `threads` threads (0: whatever OpenMP's default is),
  * created with that count set the first time it is asked for; NULL with *why
  * set when oneDNN refuses or MAX_THREAD_COUNTS are taken. */
@@ -89,6 +88,7 @@ static dnnl_primitive_t primitive(int threads, const char **why) {
   return prim;
 }
 
+/* NULL when oneDNN can take the case, else why not. */
 static const char *prepare(const char *op, int elem, int n, operand *ops) {
   if (strcmp(op, "copy")) return "the oneDNN peer runs copies (reorders) only";
   if (n != 2) return "a copy has two operands";
