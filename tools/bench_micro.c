@@ -434,25 +434,29 @@ static void c_loop_128(float *restrict d, const float *restrict s) {
     for (int j = 0; j < 128; j++) d[i * 128 + j] = s[j * 128 + i];
 }
 
-/* A prepared kernel's run (include/ixjit/kernel.h) against ixj_copy on a
+/* A prepared kernel's run (include/ixjit/kernel.h) against the call on a
  * hit, buffers aligned, ns per call: a 1 KiB float copy (a memcpy plan: what
- * is left is the overhead) and the 8x8 float transpose; and the default
- * suite's 1 KiB (16 x 16) and 64 KiB (128 x 128) float transposes against
- * the C loops above too (issue 10's small copies: the kernel itself must not
- * be the cost). The loops are called through a volatile pointer, so that
- * they run every time; their result is compared with the kernel's once. */
+ * is left is the overhead) and the 8x8 float transpose; the default suite's
+ * 1 KiB (16 x 16) and 64 KiB (128 x 128) float transposes against the C
+ * loops above too (issue 10's small copies: the kernel itself must not be
+ * the cost); and cats of two float inputs along axis 1 (8 x 8 each, and the
+ * suite's tiny_64k_cat2: the fast path takes cats too). The loops are called
+ * through a volatile pointer, so that they run every time. Each result is
+ * compared with the reference interpreter's (and the C loop's) once. */
 static bool prepared_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
   static _Alignas(64) float x[128 * 128], y[128 * 128], z[128 * 128];
   typedef void (*loop_fn)(float *restrict, const float *restrict);
   static const struct {
     const char *name, *dst, *src;
-    size_t floats;
-    int calls;
+    size_t floats; /* the destination's */
+    int calls, num_srcs; /* 1: a copy of src; 2: a cat of two src side by side, from x's halves */
     loop_fn loop;
-  } cases[] = {{"run_1k_copy", "iota 256", "iota 256", 256, HOT_CALLS, NULL},
-               {"run_8x8_transpose", "iota 8 8", "iota 8 8 | permute 1 0", 64, HOT_CALLS, NULL},
-               {"tiny_1k_t", "iota 16 16", "iota 16 16 | permute 1 0", 256, HOT_CALLS, c_loop_16},
-               {"tiny_64k_t", "iota 128 128", "iota 128 128 | permute 1 0", 128 * 128, HOT_CALLS / 20, c_loop_128}};
+  } cases[] = {{"run_1k_copy", "iota 256", "iota 256", 256, HOT_CALLS, 1, NULL},
+               {"run_8x8_transpose", "iota 8 8", "iota 8 8 | permute 1 0", 64, HOT_CALLS, 1, NULL},
+               {"tiny_1k_t", "iota 16 16", "iota 16 16 | permute 1 0", 256, HOT_CALLS, 1, c_loop_16},
+               {"tiny_64k_t", "iota 128 128", "iota 128 128 | permute 1 0", 128 * 128, HOT_CALLS / 20, 1, c_loop_128},
+               {"run_cat2_8x16", "iota 8 16", "iota 8 8", 128, HOT_CALLS, 2, NULL},
+               {"tiny_64k_cat2", "iota 128 128", "iota 128 64", 128 * 128, HOT_CALLS / 20, 2, NULL}};
   for (int i = 0; i < 128 * 128; i++) x[i] = (float)i;
   ixj_context *ctx = NULL;
   ixj_error err = {0};
@@ -465,20 +469,28 @@ static bool prepared_micro(int reps, bench_run *run, char *msg, size_t msg_size)
   for (size_t c = 0; ok && c < sizeof cases / sizeof *cases; c++) {
     ixj_ixfun *fd = NULL, *fs = NULL;
     ixj_kernel *k = NULL;
-    size_t bytes = cases[c].floats * sizeof(float);
+    bool cat = cases[c].num_srcs == 2;
+    size_t bytes = cases[c].floats * sizeof(float), src_bytes = bytes / (size_t)cases[c].num_srcs;
+    const char *call_name = cat ? "ixj_cat" : "ixj_copy";
     bench_result *cl = cases[c].loop ? micro_result(run, cases[c].name, "c_loop", "ns") : NULL;
     bench_result *pr = micro_result(run, cases[c].name, "ixj_kernel_run", "ns");
-    bench_result *cp = micro_result(run, cases[c].name, "ixj_copy", "ns");
+    bench_result *cp = micro_result(run, cases[c].name, call_name, "ns");
     if ((cases[c].loop && !cl) || !pr || !cp || ixj_ixfun_parse(cases[c].dst, &fd, &err) != IXJ_OK ||
-        ixj_ixfun_parse(cases[c].src, &fs, &err) != IXJ_OK || ixj_prepare_copy(ctx, fd, fs, 4, 0, &k, &err) != IXJ_OK) {
+        ixj_ixfun_parse(cases[c].src, &fs, &err) != IXJ_OK ||
+        (cat ? ixj_prepare_cat(ctx, fd, 1, 2, (const ixj_ixfun *const[]){fs, fs}, 4, 0, &k, &err)
+             : ixj_prepare_copy(ctx, fd, fs, 4, 0, &k, &err)) != IXJ_OK) {
       snprintf(msg, msg_size, "prepared: %s", pr && cp ? err.message : "out of memory");
       ok = false;
     } else {
       loop_fn volatile loop = cases[c].loop;
-      ixj_buffer d = {y, bytes}, s = {x, bytes};
-      ixj_operand od = {y, bytes, fd}, os = {x, bytes, fs};
-      int calls = cases[c].calls;
-      bool calls_ok = ixj_copy(ctx, &od, &os, 4, NULL, NULL) == IXJ_OK;
+      /* the sources: all of x for a copy, its two halves for a cat */
+      ixj_buffer d = {y, bytes}, s[2] = {{x, src_bytes}, {x + 128 * 64, src_bytes}};
+      ixj_operand od = {y, bytes, fd}, os[2] = {{x, src_bytes, fs}, {x + 128 * 64, src_bytes, fs}};
+      ixj_operand oz = {z, bytes, fd};
+      int calls = cases[c].calls, n = cases[c].num_srcs;
+      bool calls_ok = (cat ? ixj_cat(ctx, &od, 1, 2, os, 4, NULL, NULL) : ixj_copy(ctx, &od, os, 4, NULL, NULL)) == IXJ_OK;
+      calls_ok &= (cat ? ixj_reference_cat(&oz, 1, 2, os, 4, NULL) : ixj_reference_copy(&oz, os, 4, NULL)) == IXJ_OK;
+      calls_ok &= memcmp(y, z, bytes) == 0;
       if (loop) {
         loop(z, x);
         calls_ok &= memcmp(y, z, bytes) == 0;
@@ -489,81 +501,20 @@ static bool prepared_micro(int reps, bench_run *run, char *msg, size_t msg_size)
         double t0 = now_ms();
         for (int i = 0; loop && i < calls; i++) loop(z, x);
         double t1 = now_ms();
-        for (int i = 0; i < calls; i++) calls_ok &= ixj_kernel_run(k, d, 1, &s, NULL, NULL) == IXJ_OK;
+        for (int i = 0; i < calls; i++) calls_ok &= ixj_kernel_run(k, d, n, s, NULL, NULL) == IXJ_OK;
         double t2 = now_ms();
-        for (int i = 0; i < calls; i++) calls_ok &= ixj_copy(ctx, &od, &os, 4, NULL, NULL) == IXJ_OK;
+        if (cat)
+          for (int i = 0; i < calls; i++) calls_ok &= ixj_cat(ctx, &od, 1, 2, os, 4, NULL, NULL) == IXJ_OK;
+        else
+          for (int i = 0; i < calls; i++) calls_ok &= ixj_copy(ctx, &od, os, 4, NULL, NULL) == IXJ_OK;
         double t3 = now_ms();
         if (loop) cl->sec[cl->reps++] = (t1 - t0) * 1e-3 / calls;
         pr->sec[pr->reps++] = (t2 - t1) * 1e-3 / calls;
         cp->sec[cp->reps++] = (t3 - t2) * 1e-3 / calls;
       }
       if (!calls_ok) {
-        snprintf(msg, msg_size, "prepared: %s: a call failed or its result differs from the C loop's", cases[c].name);
-        ok = false;
-      }
-    }
-    ixj_kernel_release(k);
-    ixj_ixfun_free(fd);
-    ixj_ixfun_free(fs);
-  }
-  ixj_context_destroy(ctx);
-  return ok;
-}
-
-/* A cat on a hit (the fast path takes cats of single-LMAD inputs too): two
- * float inputs side by side along axis 1, 8 x 8 each (512 bytes out) and
- * the suite's tiny_64k_cat2 (128 x 64 each), as `ixj_cat` and as a prepared
- * kernel's run, ns per call, interleaved; the result checked once. */
-static bool cat_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
-  static _Alignas(64) float a[128 * 64], b[128 * 64], y[128 * 128];
-  static const struct {
-    const char *name, *dst, *src;
-    int rows, cols, calls;
-  } cases[] = {{"run_cat2_8x16", "iota 8 16", "iota 8 8", 8, 8, HOT_CALLS},
-               {"tiny_64k_cat2", "iota 128 128", "iota 128 64", 128, 64, HOT_CALLS / 20}};
-  for (int i = 0; i < 128 * 64; i++) {
-    a[i] = (float)i;
-    b[i] = (float)-i;
-  }
-  ixj_context *ctx = NULL;
-  ixj_error err = {0};
-  bool ok = true;
-  ixj_context_options o = {.num_threads = 1, .disk_cache = -1};
-  if (ixj_context_create(&o, &ctx, &err) != IXJ_OK) {
-    snprintf(msg, msg_size, "cat: %s", err.message);
-    return false;
-  }
-  for (size_t c = 0; ok && c < sizeof cases / sizeof *cases; c++) {
-    ixj_ixfun *fd = NULL, *fs = NULL;
-    ixj_kernel *k = NULL;
-    int rows = cases[c].rows, cols = cases[c].cols, calls = cases[c].calls;
-    size_t in_bytes = (size_t)rows * cols * sizeof(float), out_bytes = 2 * in_bytes;
-    bench_result *pr = micro_result(run, cases[c].name, "ixj_kernel_run", "ns");
-    bench_result *ct = micro_result(run, cases[c].name, "ixj_cat", "ns");
-    if (!pr || !ct || ixj_ixfun_parse(cases[c].dst, &fd, &err) != IXJ_OK ||
-        ixj_ixfun_parse(cases[c].src, &fs, &err) != IXJ_OK ||
-        ixj_prepare_cat(ctx, fd, 1, 2, (const ixj_ixfun *const[]){fs, fs}, 4, 0, &k, &err) != IXJ_OK) {
-      snprintf(msg, msg_size, "cat: %s", pr && ct ? err.message : "out of memory");
-      ok = false;
-    } else {
-      ixj_buffer d = {y, out_bytes}, s[2] = {{a, in_bytes}, {b, in_bytes}};
-      ixj_operand od = {y, out_bytes, fd}, os[2] = {{a, in_bytes, fs}, {b, in_bytes, fs}};
-      bool calls_ok = ixj_cat(ctx, &od, 1, 2, os, 4, NULL, NULL) == IXJ_OK;
-      for (int r = 0; r < rows; r++)
-        for (int j = 0; j < 2 * cols; j++)
-          calls_ok &= y[r * 2 * cols + j] == (j < cols ? a[r * cols + j] : b[r * cols + j - cols]);
-      pr->iterations = ct->iterations = calls;
-      for (int r = 0; r < reps; r++) { /* interleaved */
-        double t0 = now_ms();
-        for (int i = 0; i < calls; i++) calls_ok &= ixj_kernel_run(k, d, 2, s, NULL, NULL) == IXJ_OK;
-        double t1 = now_ms();
-        for (int i = 0; i < calls; i++) calls_ok &= ixj_cat(ctx, &od, 1, 2, os, 4, NULL, NULL) == IXJ_OK;
-        double t2 = now_ms();
-        pr->sec[pr->reps++] = (t1 - t0) * 1e-3 / calls;
-        ct->sec[ct->reps++] = (t2 - t1) * 1e-3 / calls;
-      }
-      if (!calls_ok) {
-        snprintf(msg, msg_size, "cat: %s: a call failed or its result is wrong", cases[c].name);
+        snprintf(msg, msg_size, "prepared: %s: a call failed or its result differs from the reference's or the C loop's",
+                 cases[c].name);
         ok = false;
       }
     }
@@ -655,7 +606,7 @@ static bool divmod_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
 bool bench_micro(int reps, bench_run *run, char *msg, size_t msg_size) {
   if (reps > BENCH_MAX_REPS) reps = BENCH_MAX_REPS;
   return cache_micro(reps, run, msg, msg_size) && hot_micro(reps, run, msg, msg_size) &&
-         prepared_micro(reps, run, msg, msg_size) && cat_micro(reps, run, msg, msg_size) &&
+         prepared_micro(reps, run, msg, msg_size) &&
          prepared_threads_micro(reps, run, msg, msg_size) && miss_async_micro(reps, run, msg, msg_size) &&
          divmod_micro(reps, run, msg, msg_size);
 }
