@@ -508,12 +508,13 @@ enum { TL_SETUP, TL_TILE, TL_MICRO, TL_FLUSH, TL_BROW, TL_ACOL, TL_PARTS };
  * holds 16 vectors where a 64 x 64 block held 64 (spilled). */
 /* Software prefetch of the source two tiles ahead: each block row asks for
  * the same source row two tiles further along b (where b is contiguous in the
- * source), for transposes that stream (out of cache). Measured (1 thread,
- * 64 MiB, interleaved with no prefetch): 1.1x at 1, 2 and 8-byte elements,
- * 1.16x NHWC -> NCHW, the same at 4 bytes; one tile ahead gained half as
- * much, four or eight no more; in cache (1 MiB) it cost 4%. */
+ * source), for transposes that stream (out of cache) where the plan asks for
+ * it (plan.prefetch: not where the tile's rows crowd one L1 set). Measured
+ * (1 thread, 64 MiB, interleaved with no prefetch): 1.1x at 1, 2 and 8-byte
+ * elements, 1.16x NHWC -> NCHW, the same at 4 bytes; one tile ahead gained
+ * half as much, four or eight no more; in cache (1 MiB) it cost 4%. */
 #define PREFETCH_TILES 2
-static bool tile_prefetch(const ixj_plan *p) { return !p->b_inner && !p->unzip && p->nontemporal; }
+static bool tile_prefetch(const ixj_plan *p) { return p->prefetch; }
 
 /* Stage k of a micro-kernel's transpose (above): the element of the pair
  * (vector r: 0..v-1, vector r + 2^k: v..2v-1) that lane j of output `half`

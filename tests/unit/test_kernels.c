@@ -413,13 +413,49 @@ static void staged_tiles(void **state) {
   }
 }
 
+/* Software prefetch of the source (plan.prefetch): streamed whole-register
+ * transposes prefetch unless more than 8 of a tile's source rows fall on one
+ * 4 KiB-period L1 set (a row pitch that is a multiple of 4 KiB, or of 2 KiB
+ * with 32 rows); `transposes` runs kernels of both kinds (256-element rows of
+ * 4 bytes prefetch, of 8 and 16 do not). */
+static void source_prefetch(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    size_t elem;
+    int stream, prefetch;
+  } want[] = {{"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 1, 0},       /* 4 KiB pitch: one set */
+              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1},       /* spread over the sets */
+              {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0},       /* in cache: never */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 4, 1, 1},           /* 1 KiB: 8 rows a set */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0},           /* 2 KiB: 16 */
+              {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1}, /* NHWC -> NCHW: 256-byte rows */
+              {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1}, /* NCHW -> NHWC, 1 KiB planes */
+              {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0}}; /* 4 KiB planes */
+  for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
+    ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
+    const ixj_ixfun *srcs[1] = {s};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = want[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
+                        .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = 64};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->strategy, PLAN_TILED);
+    assert_int_equal(p->nontemporal, want[c].stream);
+    assert_int_equal(p->prefetch, want[c].prefetch);
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+  copy_all_ways(4, "iota 1024 64", "iota 64 1024 | permute 1 0", "tiled"); /* 4 KiB pitch, streamed: no prefetch */
+}
+
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles)};
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
   return failed;
