@@ -30,6 +30,7 @@ enum {
   MD_SRC_LIST,    /* {src scope}: alias.scope of loads, noalias of stores */
   MD_NO_UNROLL,   /* llvm.loop.unroll.disable */
   MD_SEGMENTS,    /* the loop id of an elementwise row's segments: not unrolled */
+  MD_BLOCK_COLS,  /* the loop id of a tile's blocks along a: not unrolled */
   MD_COUNT
 };
 
@@ -201,7 +202,7 @@ static ixj_status fill_metadata(char **out, ixj_error *err) {
   const char *kv[] = {"MD_NONTEMPORAL", ids[MD_NONTEMPORAL], "MD_DOMAIN", ids[MD_DOMAIN], "MD_DST_SCOPE",
                       ids[MD_DST_SCOPE], "MD_SRC_SCOPE", ids[MD_SRC_SCOPE], "MD_DST_LIST", ids[MD_DST_LIST],
                       "MD_SRC_LIST", ids[MD_SRC_LIST], "MD_NO_UNROLL", ids[MD_NO_UNROLL], "MD_SEGMENTS",
-                      ids[MD_SEGMENTS]};
+                      ids[MD_SEGMENTS], "MD_BLOCK_COLS", ids[MD_BLOCK_COLS]};
   return ixj__template_fill(ixj__template_metadata, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
 }
 
@@ -1097,8 +1098,9 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   if (st == IXJ_OK && !e->part) st = fill_metadata(&md, err);
   if (st == IXJ_OK && any_oom(part, TL_PARTS)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
   if (st == IXJ_OK) {
-    char tile_s[16], micro_s[16], step_s[16];
+    char tile_s[16], micro_s[16], step_s[16], block_cols[16];
     snprintf(tile_s, sizeof tile_s, "%d", T);
+    snprintf(block_cols, sizeof block_cols, "%d", MD_BLOCK_COLS);
     snprintf(micro_s, sizeof micro_s, "%d", p->unzip ? p->unzip : v); /* b's step: an unzip's b is one block */
     snprintf(step_s, sizeof step_s, "%d", p->zip ? p->zip : v * group);
     name b0 = ref(e, corner[0]), a0 = ref(e, corner[1]), bend = ref(e, end[0]), aend = ref(e, end[1]);
@@ -1152,7 +1154,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                         "BLOCKS_DONE", vectors && p->staged ? "flush" : no_blocks, "NO_BLOCKS", no_blocks,
                         "HALO", vectors && p->staged ? halo : "", "A_NEXT", a_next, "B_NEXT", b_next,
                         "BLOCK_EXTENTS", extents, "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
-                        "METADATA", md ? md : "", "LINKAGE", e->part ? "internal " : ""};
+                        "METADATA", md ? md : "", "LINKAGE", e->part ? "internal " : "",
+                        "MD_BLOCK_COLS", block_cols};
     st = ixj__template_fill(ixj__template_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }
   free(md);

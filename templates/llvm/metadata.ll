@@ -1,5 +1,5 @@
 ; streaming stores, and the promise (checked before every launch) that the
-; destination never aliases a source, and a loop left rolled; the ids come
+; destination never aliases a source, and loops left rolled; the ids come
 ; from gen/emit_llvm.c
 !@@MD_NONTEMPORAL@@ = !{i32 1}
 !@@MD_DOMAIN@@ = distinct !{!@@MD_DOMAIN@@, !"ixjit"}
@@ -9,3 +9,4 @@
 !@@MD_SRC_LIST@@ = !{!@@MD_SRC_SCOPE@@}
 !@@MD_NO_UNROLL@@ = !{!"llvm.loop.unroll.disable"}
 !@@MD_SEGMENTS@@ = distinct !{!@@MD_SEGMENTS@@, !@@MD_NO_UNROLL@@}
+!@@MD_BLOCK_COLS@@ = distinct !{!@@MD_BLOCK_COLS@@, !@@MD_NO_UNROLL@@}
