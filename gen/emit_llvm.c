@@ -856,10 +856,7 @@ static int tile_offset(emitter *e, int base, int c, const plan_operand *o, tile_
 
 /* The offset of c0 + i minus that of c0, for c0 a multiple of the micro
  * edge (so of inner): a constant. */
-static int64_t tile_step(const plan_operand *o, int i, tile_dim t) {
-  if (!t.inner) return (int64_t)i * o->stride[t.lo];
-  return (int64_t)(i / t.inner) * o->stride[t.hi] + (int64_t)(i % t.inner) * o->stride[t.lo];
-}
+static int64_t tile_step(const plan_operand *o, int i, tile_dim t) { return ixj__plan_tile_step(o, i, t.inner, t.hi, t.lo); }
 
 /* The staged tile's rows [0, %vb) (plan.staged), each %va elements from the
  * tile's column a0 on, out of the stage buffer; row j goes to the element

@@ -485,12 +485,12 @@ static void tile_work(ixj_plan *p, bool gpu) {
 #define PREFETCH_MAX_ROWS_PER_SET 8
 static void choose_prefetch(ixj_plan *p, bool gpu) {
   const plan_operand *src = &p->operand[1];
-  int r = p->rank, ta = ixj__plan_tile_edge_a(p), count[64] = {0}, most = 0;
+  int r = p->rank, count[64] = {0}, most = 0;
+  int64_t ta = ixj__plan_tile_a_extent(p) < ixj__plan_tile_edge_a(p) ? ixj__plan_tile_a_extent(p) : ixj__plan_tile_edge_a(p);
   p->prefetch = 0;
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
-  for (int i = 0; i < ta; i++) { /* source row i of a tile, as tile_step (emit_llvm.c) reaches it */
-    uint64_t at = p->a_inner ? (uint64_t)(i / p->a_inner) * (uint64_t)src->stride[r - 3] + (uint64_t)(i % p->a_inner) * (uint64_t)src->stride[r - 1]
-                             : (uint64_t)i * (uint64_t)src->stride[r - 1];
+  for (int i = 0; i < ta; i++) { /* source row i of a tile (a zip's few rows: all of a) */
+    uint64_t at = (uint64_t)ixj__plan_tile_step(src, i, p->a_inner, r - 3, r - 1);
     int set = (int)(at * p->elem_size % 4096 / 64); /* unsigned: right mod 4096 even where it wraps */
     if (++count[set] > most) most = count[set];
   }

@@ -138,6 +138,13 @@ static inline int64_t ixj__plan_tile_b_extent(const ixj_plan *p) {
 static inline int64_t ixj__plan_tile_a_extent(const ixj_plan *p) {
   return p->a_inner ? p->shape[p->rank - 3] * p->shape[p->rank - 1] : p->shape[p->rank - 1];
 }
+/* TILED: the offset of c0 + i minus that of c0 in operand o along a tile dim
+ * (its dim lo; fused, hi the outer part of `inner` elements of lo), for c0 a
+ * multiple of inner: a constant. */
+static inline int64_t ixj__plan_tile_step(const plan_operand *o, int i, int inner, int hi, int lo) {
+  if (!inner) return (int64_t)i * o->stride[lo];
+  return (int64_t)(i / inner) * o->stride[hi] + (int64_t)(i % inner) * o->stride[lo];
+}
 /* TILED: the tile's edge along a (tile_a where set, else tile). */
 static inline int ixj__plan_tile_edge_a(const ixj_plan *p) { return p->tile_a ? p->tile_a : p->tile; }
 static inline int ixj__plan_tile_outer_dims(const ixj_plan *p) { return p->rank - (p->b_inner || p->a_inner ? 3 : 2); }

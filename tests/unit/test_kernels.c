@@ -416,8 +416,8 @@ static void staged_tiles(void **state) {
 /* Software prefetch of the source (plan.prefetch): streamed whole-register
  * transposes prefetch unless more than 8 of a tile's source rows fall on one
  * 4 KiB-period L1 set (a row pitch that is a multiple of 4 KiB, or of 2 KiB
- * with 32 rows); `transposes` runs kernels of both kinds (256-element rows of
- * 4 bytes prefetch, of 8 and 16 do not). */
+ * with 32 rows; a zip counts its k rows); `transposes` runs kernels of both
+ * kinds (256-element rows of 4 bytes prefetch, of 8 and 16 do not). */
 static void source_prefetch(void **state) {
   (void)state;
   static const struct {
@@ -431,7 +431,8 @@ static void source_prefetch(void **state) {
               {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0},           /* 2 KiB: 16 */
               {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1}, /* NHWC -> NCHW: 256-byte rows */
               {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1}, /* NCHW -> NHWC, 1 KiB planes */
-              {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0}}; /* 4 KiB planes */
+              {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0},  /* 4 KiB planes */
+              {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1}};  /* a zip: 3 rows, all of a */
   for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
     ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
     const ixj_ixfun *srcs[1] = {s};
