@@ -484,11 +484,11 @@ static void tile_work(ixj_plan *p, bool gpu) {
  * 0.82 / 0.72 / 0.71, 4000 x 4030 floats 0.80 / 0.73 / 0.58. */
 #define PREFETCH_MAX_ROWS_PER_SET 8
 static void choose_prefetch(ixj_plan *p, bool gpu) {
+  p->prefetch = 0;
+  if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
   const plan_operand *src = &p->operand[1];
   int r = p->rank, count[64] = {0}, most = 0;
   int64_t ta = ixj__plan_tile_a_extent(p) < ixj__plan_tile_edge_a(p) ? ixj__plan_tile_a_extent(p) : ixj__plan_tile_edge_a(p);
-  p->prefetch = 0;
-  if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
   for (int i = 0; i < ta; i++) { /* source row i of a tile (a zip's few rows: all of a) */
     uint64_t at = (uint64_t)ixj__plan_tile_step(src, i, p->a_inner, r - 3, r - 1);
     int set = (int)(at * p->elem_size % 4096 / 64); /* unsigned: right mod 4096 even where it wraps */
