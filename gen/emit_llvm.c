@@ -159,6 +159,16 @@ static void emit_setup_pointers(emitter *e, text *t) {
                 store_lanes(e->p));
 }
 
+/* A masked fill writes part of every line it touches, so each line is read
+ * for ownership and written back whole; out of cache (the plan streams) each
+ * store asks for the line FILL_PREFETCH_BYTES ahead, for writing
+ * (`prefetchw`; plan.prefetch), so that those reads overlap. Measured (1 thread, every other
+ * float of a 4096 x 8192 array, an environment switch in one build, three
+ * alternations, ixjit / the ceiling): 0.16 without, 0.22 at 1 KiB and at
+ * 4 KiB ahead; 2 threads 0.20, 0.23 and 0.26. A prefetch never faults, so
+ * one past the destination's end is harmless. */
+#define FILL_PREFETCH_BYTES 4096
+
 /* dst[dst_off] = src[src_off] (src < 0: the fill value). */
 static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
   if (src < 0 && e->p->fill_pitch) { /* every fill_pitch-th lane of one vector window: a masked store */
@@ -169,6 +179,9 @@ static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
                   e->elem, k, e->p->elem_size, lanes);
     for (int l = 0; l < lanes; l++) ixj__text_put(t, "%si1 %s", l ? ", " : "", l % e->p->fill_pitch ? "false" : "true");
     ixj__text_put(t, ">), !alias.scope !%d, !noalias !%d\n", MD_DST_LIST, MD_SRC_LIST);
+    if (e->p->prefetch)
+      ixj__text_put(t, "  %%m%d.f = getelementptr i8, ptr %%m%d.d, i64 %d\n"
+                       "  call void @llvm.prefetch.p0(ptr %%m%d.f, i32 1, i32 3, i32 1)\n", k, k, FILL_PREFETCH_BYTES, k);
     return;
   }
   int align = e->p->vector_elems > 1 ? 32 : 1;
@@ -435,8 +448,9 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
 
   if (p->fill_pitch) {
     int lanes = store_lanes(p);
-    snprintf(e->declare, sizeof e->declare, "declare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)",
-             lanes, e->scalar, lanes, e->scalar, lanes);
+    snprintf(e->declare, sizeof e->declare, "declare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)%s",
+             lanes, e->scalar, lanes, e->scalar, lanes,
+             p->prefetch ? "\ndeclare void @llvm.prefetch.p0(ptr, i32, i32, i32)" : "");
   }
   ixj_status st = ixj__lower_status(&e->lw, err);
   char *md = NULL;

@@ -96,8 +96,9 @@ typedef struct ixj_plan {
                        (span), or wider tiles for 1- and 2-byte elements, whose halo is then a smaller part */
   int span;         /* TILED on a CPU, staged: a tile spans the whole of a and the destination's rows are back
                        to back, so that a tile's rows are one contiguous run, staged and flushed as one */
-  int prefetch;     /* TILED on a CPU, streamed: whole-register blocks prefetch each source row two tiles ahead
-                       into L1 (1), or not (0: the tile's source rows crowd one L1 set, see choose_prefetch) */
+  int prefetch;     /* CPU, streamed: the kernel prefetches (1) or not (0). TILED: whole-register blocks prefetch
+                       each source row two tiles ahead into L1 (not where the tile's source rows crowd one L1 set,
+                       see choose_prefetch); a fill by masked stores (fill_pitch): each line ahead, for writing */
   int asm_regs;     /* CPU: the vector registers a transpose block's shuffle network may use as one inline-asm
                        statement (the request's cpu_asm_regs); 0: IR shuffles */
   int num_operands; /* dst first; fill: dst + value */

@@ -10,6 +10,7 @@
  * around the destination and each source ending at an inaccessible page. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -278,15 +279,26 @@ static void strided_fills(void **state) {
   for (int vb = 32; vb <= 64; vb += 32)
     for (size_t e = 1; e <= 16; e *= 2)
       for (size_t v = 0; v < sizeof views / sizeof *views; v++)
-        for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_FILL, e, 0, views[v], 0, NULL, vb, 0, mis, "general");
-  /* the masked path is the one taken where it can be */
+        for (size_t stream = 0; stream < 2; stream++) /* streamed: the masked stores prefetch for writing */
+          for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_FILL, e, 0, views[v], 0, NULL, vb, stream, mis, "general");
+  /* the masked path is the one taken where it can be; streamed, each store
+   * prefetches a line ahead for writing */
   ixj_ixfun *f = parse_ok(views[0]);
-  plan_request req = {.op = IXJ_OP_FILL, .elem_size = 4, .dst = f, .cpu_vector_bytes = 64};
-  ixj_plan *p = malloc(sizeof *p);
-  assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-  assert_int_equal(p->fill_pitch, 2);
-  assert_int_equal(p->vector_elems, 8);
-  free(p);
+  for (size_t stream = 0; stream < 2; stream++) {
+    plan_request req = {.op = IXJ_OP_FILL, .elem_size = 4, .dst = f, .cpu_vector_bytes = 64, .last_level_cache = stream};
+    ixj_plan *p = malloc(sizeof *p);
+    char *ir = NULL;
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->fill_pitch, 2);
+    assert_int_equal(p->vector_elems, 8);
+    assert_int_equal(p->nontemporal, (int)stream);
+    assert_int_equal(p->prefetch, (int)stream);
+    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+    assert_int_equal(strstr(ir, "call void @llvm.prefetch.p0(ptr %m") != NULL, (int)stream); /* rw = 1: for writing */
+    assert_int_equal(strstr(ir, "i32 1, i32 3, i32 1)") != NULL, (int)stream);
+    free(ir);
+    free(p);
+  }
   ixj_ixfun_free(f);
 }
 
