@@ -160,9 +160,9 @@ static void emit_setup_pointers(emitter *e, text *t) {
 }
 
 /* A masked fill writes part of every line it touches, so each line is read
- * for ownership and written back whole; out of cache (the plan streams) each
+ * for ownership and written back whole; out of cache (plan.prefetch) each
  * store asks for the line FILL_PREFETCH_BYTES ahead, for writing
- * (`prefetchw`; plan.prefetch), so that those reads overlap. Measured (1 thread, every other
+ * (`prefetchw`), so that those reads overlap. Measured (1 thread, every other
  * float of a 4096 x 8192 array, an environment switch in one build, three
  * alternations, ixjit / the ceiling): 0.16 without, 0.22 at 1 KiB and at
  * 4 KiB ahead; 2 threads 0.20, 0.23 and 0.26. A prefetch never faults, so

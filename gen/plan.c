@@ -470,8 +470,8 @@ static void tile_work(ixj_plan *p, bool gpu) {
   }
 }
 
-/* On a CPU, streamed: whether the kernel prefetches. A fill by masked stores
- * (fill_pitch) does, each line ahead for writing. TILED: whether blocks
+/* On a CPU, out of cache: whether the kernel prefetches. A fill by masked
+ * stores (fill_pitch) does, each line ahead for writing. TILED: whether blocks
  * prefetch their source rows two tiles ahead (emit_llvm.c). Not where more than 8 of a tile's source rows
  * fall on one set of a 4 KiB-period L1 (x86's L1 data caches: 64 sets of
  * 8 or 12 ways), as a row pitch that is a multiple of 4 KiB puts every row
@@ -484,8 +484,8 @@ static void tile_work(ixj_plan *p, bool gpu) {
  * the sets the L1 prefetch still pays: NHWC -> NCHW (256-byte rows)
  * 0.82 / 0.72 / 0.71, 4000 x 4030 floats 0.80 / 0.73 / 0.58. */
 #define PREFETCH_MAX_ROWS_PER_SET 8
-static void choose_prefetch(ixj_plan *p, bool gpu) {
-  p->prefetch = !gpu && p->fill_pitch && p->nontemporal; /* a masked fill: each line ahead, for writing (emit_llvm.c) */
+static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache) {
+  p->prefetch = !gpu && p->fill_pitch && out_of_cache; /* a masked fill: each line ahead, for writing (emit_llvm.c) */
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
   const plan_operand *src = &p->operand[1];
   int r = p->rank, count[64] = {0}, most = 0;
@@ -521,13 +521,21 @@ static void finish(ixj_plan *p, const plan_request *req) {
    * L3 that never streamed a 64 MiB copy. */
   uint64_t stream_from = req->last_level_cache;
   if (stream_from > STREAM_BYTES) stream_from = STREAM_BYTES;
-  if (!req->gpu && stream_from && (uint64_t)p->count * p->elem_size > stream_from) p->nontemporal = 1;
+  bool out_of_cache = !req->gpu && stream_from && (uint64_t)p->count * p->elem_size > stream_from;
+  if (out_of_cache) p->nontemporal = 1;
   /* tiles stream only whole lines: rows on line boundaries, or staged */
   stage_tiles(p, req->cpu_vector_bytes);
   if (p->strategy == PLAN_TILED && !p->dst_aligned && !p->staged) p->nontemporal = 0;
+  /* an element loop streams only into rows of adjacent elements: a streaming
+   * store to every other element leaves each line's write-combining buffer
+   * half full, and the core writes it out as partial writes (a copy into
+   * every other column of 4096 x 8192 floats: 1.4 GB/s streamed, 0.07 of the
+   * ceiling and 0.2 of NumPy; docs/cpu-path.md) */
+  int64_t inner = p->operand[0].stride[p->rank - 1];
+  if (p->strategy == PLAN_GENERAL && inner != 1 && inner != -1) p->nontemporal = 0;
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
-  choose_prefetch(p, req->gpu);
+  choose_prefetch(p, req->gpu, out_of_cache);
 }
 
 /* Part k's copy plan: the destination restricted to the input's slice along
@@ -616,7 +624,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
     stage_tiles(out, cat->part_vector_bytes);
     tile_work(out, false);
   }
-  choose_prefetch(out, false);
+  choose_prefetch(out, false, out->nontemporal);
   IXJ_ASSERT(err, out->work_units == cat->part[k].work_units && (out->strategy == PLAN_MEMCPY) == (cat->part[k].memcpy != 0));
   return IXJ_OK;
 }

@@ -291,7 +291,7 @@ static void strided_fills(void **state) {
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
     assert_int_equal(p->fill_pitch, 2);
     assert_int_equal(p->vector_elems, 8);
-    assert_int_equal(p->nontemporal, (int)stream);
+    assert_int_equal(p->nontemporal, 0); /* masked stores, plain: never streaming ones (strided_destination_streams) */
     assert_int_equal(p->prefetch, (int)stream);
     assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
     assert_int_equal(strstr(ir, "call void @llvm.prefetch.p0(ptr %m") != NULL, (int)stream); /* rw = 1: for writing */
@@ -425,6 +425,36 @@ static void staged_tiles(void **state) {
   }
 }
 
+/* Element loops stream only into rows of adjacent elements: a copy into
+ * every other (or every third) column, or into reversed rows of every other
+ * element, stores plainly even out of cache (a streaming store per element
+ * left every line partial); reversed contiguous rows still stream. Each is
+ * run against the reference, streamed plan and not. */
+static void strided_destination_streams(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int nontemporal;
+  } want[] = {{"iota 64 256 | slice : ::2", "iota 64 128", 0},
+              {"iota 64 384 | slice : ::3", "iota 64 128", 0},
+              {"iota 64 256 | slice : ::-2", "iota 64 128", 0},
+              {"iota 64 128 | slice : ::-1", "iota 64 129 | slice : 1::", 1}};
+  for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
+    ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
+    const ixj_ixfun *srcs[1] = {s};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs, .last_level_cache = 1,
+                        .cpu_vector_bytes = 64};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->strategy, PLAN_GENERAL);
+    assert_int_equal(p->nontemporal, want[c].nontemporal);
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+    for (size_t e = 1; e <= 16; e *= 2) copy_all_ways(e, want[c].dst, want[c].src, "general");
+  }
+}
+
 /* Software prefetch of the source (plan.prefetch): streamed whole-register
  * transposes prefetch unless more than 8 of a tile's source rows fall on one
  * 4 KiB-period L1 set (a row pitch that is a multiple of 4 KiB, or of 2 KiB
@@ -468,7 +498,8 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch)};
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch),
+                                     cmocka_unit_test(strided_destination_streams)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
   return failed;
