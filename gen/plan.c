@@ -470,8 +470,9 @@ static void tile_work(ixj_plan *p, bool gpu) {
   }
 }
 
-/* On a CPU, out of cache: whether the kernel prefetches. A fill by masked
- * stores (fill_pitch) does, each line ahead for writing. TILED: whether blocks
+/* On a CPU, out of cache: whether the kernel prefetches. A general kernel
+ * whose stores write parts of lines (a fill by masked stores, a destination
+ * whose innermost stride is not 1 or -1) does, each line ahead for writing. TILED: whether blocks
  * prefetch their source rows two tiles ahead (emit_llvm.c). Not where more than 8 of a tile's source rows
  * fall on one set of a 4 KiB-period L1 (x86's L1 data caches: 64 sets of
  * 8 or 12 ways), as a row pitch that is a multiple of 4 KiB puts every row
@@ -485,7 +486,9 @@ static void tile_work(ixj_plan *p, bool gpu) {
  * 0.82 / 0.72 / 0.71, 4000 x 4030 floats 0.80 / 0.73 / 0.58. */
 #define PREFETCH_MAX_ROWS_PER_SET 8
 static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache) {
-  p->prefetch = !gpu && p->fill_pitch && out_of_cache; /* a masked fill: each line ahead, for writing (emit_llvm.c) */
+  int64_t inner = p->operand[0].stride[p->rank - 1];
+  /* a general kernel storing parts of lines (a masked fill, a strided destination): each line ahead, for writing */
+  p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && (p->fill_pitch || (inner != 1 && inner != -1));
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
   const plan_operand *src = &p->operand[1];
   int r = p->rank, count[64] = {0}, most = 0;

@@ -98,7 +98,8 @@ typedef struct ixj_plan {
                        to back, so that a tile's rows are one contiguous run, staged and flushed as one */
   int prefetch;     /* CPU, streamed: the kernel prefetches (1) or not (0). TILED: whole-register blocks prefetch
                        each source row two tiles ahead into L1 (not where the tile's source rows crowd one L1 set,
-                       see choose_prefetch); a fill by masked stores (fill_pitch): each line ahead, for writing */
+                       see choose_prefetch); GENERAL, storing parts of lines (a fill by masked stores, a strided
+                       destination): each store's line ahead, for writing */
   int asm_regs;     /* CPU: the vector registers a transpose block's shuffle network may use as one inline-asm
                        statement (the request's cpu_asm_regs); 0: IR shuffles */
   int num_operands; /* dst first; fill: dst + value */

@@ -428,17 +428,18 @@ static void staged_tiles(void **state) {
 /* Element loops stream only into rows of adjacent elements: a copy into
  * every other (or every third) column, or into reversed rows of every other
  * element, stores plainly even out of cache (a streaming store per element
- * left every line partial); reversed contiguous rows still stream. Each is
- * run against the reference, streamed plan and not. */
+ * left every line partial), each store prefetching its line ahead for
+ * writing; reversed contiguous rows still stream. Each is run against the
+ * reference, out of cache and not. */
 static void strided_destination_streams(void **state) {
   (void)state;
   static const struct {
     const char *dst, *src;
-    int nontemporal;
-  } want[] = {{"iota 64 256 | slice : ::2", "iota 64 128", 0},
-              {"iota 64 384 | slice : ::3", "iota 64 128", 0},
-              {"iota 64 256 | slice : ::-2", "iota 64 128", 0},
-              {"iota 64 128 | slice : ::-1", "iota 64 129 | slice : 1::", 1}};
+    int nontemporal, prefetch; /* plain stores ask for their lines ahead, for writing */
+  } want[] = {{"iota 64 256 | slice : ::2", "iota 64 128", 0, 1},
+              {"iota 64 384 | slice : ::3", "iota 64 128", 0, 1},
+              {"iota 64 256 | slice : ::-2", "iota 64 128", 0, 1},
+              {"iota 64 128 | slice : ::-1", "iota 64 129 | slice : 1::", 1, 0}};
   for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
     ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
     const ixj_ixfun *srcs[1] = {s};
@@ -448,6 +449,11 @@ static void strided_destination_streams(void **state) {
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
     assert_int_equal(p->strategy, PLAN_GENERAL);
     assert_int_equal(p->nontemporal, want[c].nontemporal);
+    assert_int_equal(p->prefetch, want[c].prefetch);
+    char *ir = NULL;
+    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+    assert_int_equal(strstr(ir, "i32 1, i32 3, i32 1)") != NULL, want[c].prefetch); /* rw = 1 */
+    free(ir);
     free(p);
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
