@@ -172,9 +172,13 @@ static void emit_setup_pointers(emitter *e, text *t) {
  * end is harmless. */
 #define WRITE_PREFETCH_BYTES 4096
 static bool write_prefetch(const ixj_plan *p) { return p->prefetch && p->strategy == PLAN_GENERAL; }
-static void emit_write_prefetch(text *t, int k) {
+/* ahead in the order the stores go: down where the destination's innermost
+ * stride is negative (a reversed strided destination; a fill's dims run
+ * forward) */
+static void emit_write_prefetch(text *t, const ixj_plan *p, int k) {
+  int ahead = p->operand[0].stride[p->rank - 1] < 0 ? -WRITE_PREFETCH_BYTES : WRITE_PREFETCH_BYTES;
   ixj__text_put(t, "  %%m%d.f = getelementptr i8, ptr %%m%d.d, i64 %d\n"
-                   "  call void @llvm.prefetch.p0(ptr %%m%d.f, i32 1, i32 3, i32 1)\n", k, k, WRITE_PREFETCH_BYTES, k);
+                   "  call void @llvm.prefetch.p0(ptr %%m%d.f, i32 1, i32 3, i32 1)\n", k, k, ahead, k);
 }
 
 /* dst[dst_off] = src[src_off] (src < 0: the fill value). */
@@ -187,7 +191,7 @@ static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
                   e->elem, k, e->p->elem_size, lanes);
     for (int l = 0; l < lanes; l++) ixj__text_put(t, "%si1 %s", l ? ", " : "", l % e->p->fill_pitch ? "false" : "true");
     ixj__text_put(t, ">), !alias.scope !%d, !noalias !%d\n", MD_DST_LIST, MD_SRC_LIST);
-    if (write_prefetch(e->p)) emit_write_prefetch(t, k);
+    if (write_prefetch(e->p)) emit_write_prefetch(t, e->p, k);
     return;
   }
   int align = e->p->vector_elems > 1 ? 32 : 1;
@@ -200,7 +204,7 @@ static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
   else
     snprintf(store_md, sizeof store_md, ", !alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
   ixj__text_put(t, "  %%m%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, e->scalar, d.s);
-  if (write_prefetch(e->p)) emit_write_prefetch(t, k);
+  if (write_prefetch(e->p)) emit_write_prefetch(t, e->p, k);
   if (src < 0) {
     ixj__text_put(t, "  store %s %%value, ptr %%m%d.d, align %d%s\n", e->elem, k, align, store_md);
     return;

@@ -453,6 +453,8 @@ static void strided_destination_streams(void **state) {
     char *ir = NULL;
     assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
     assert_int_equal(strstr(ir, "i32 1, i32 3, i32 1)") != NULL, want[c].prefetch); /* rw = 1 */
+    /* ahead in the stores' order: down the reversed strided destination */
+    assert_int_equal(strstr(ir, "i64 -4096\n  call void @llvm.prefetch") != NULL, want[c].prefetch && strstr(want[c].dst, "::-"));
     free(ir);
     free(p);
     ixj_ixfun_free(d);
