@@ -470,12 +470,20 @@ static void tile_work(ixj_plan *p, bool gpu) {
   }
 }
 
+/* Whether the destination's innermost dim steps to the adjacent element
+ * (stride 1 or -1): element loops then store whole lines, in either order. */
+static bool dst_rows_adjacent(const ixj_plan *p) {
+  int64_t inner = p->operand[0].stride[p->rank - 1];
+  return inner == 1 || inner == -1;
+}
+
 /* On a CPU, out of cache: whether the kernel prefetches. A general kernel
  * whose stores write parts of lines (a fill by masked stores, a destination
- * whose innermost stride is not 1 or -1) does, each line ahead for writing. TILED: whether blocks
- * prefetch their source rows two tiles ahead (emit_llvm.c). Not where more than 8 of a tile's source rows
- * fall on one set of a 4 KiB-period L1 (x86's L1 data caches: 64 sets of
- * 8 or 12 ways), as a row pitch that is a multiple of 4 KiB puts every row
+ * whose rows are not of adjacent elements) does, each line ahead for
+ * writing. TILED: whether blocks prefetch their source rows two tiles ahead
+ * (emit_llvm.c); not where more than 8 of a tile's source rows fall on one
+ * set of a 4 KiB-period L1 (x86's L1 data caches: 64 sets of 8 or 12
+ * ways), as a row pitch that is a multiple of 4 KiB puts every row
  * of a power-of-two transpose: the prefetched lines then evict each other
  * before their loads. Measured (1 thread, 64 MiB, three interleaved runs,
  * ixjit / the ceiling, prefetch into L1 / into L2 / none): 4096^2 floats
@@ -486,9 +494,7 @@ static void tile_work(ixj_plan *p, bool gpu) {
  * 0.82 / 0.72 / 0.71, 4000 x 4030 floats 0.80 / 0.73 / 0.58. */
 #define PREFETCH_MAX_ROWS_PER_SET 8
 static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache) {
-  int64_t inner = p->operand[0].stride[p->rank - 1];
-  /* a general kernel storing parts of lines (a masked fill, a strided destination): each line ahead, for writing */
-  p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && (p->fill_pitch || (inner != 1 && inner != -1));
+  p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && (p->fill_pitch || !dst_rows_adjacent(p));
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
   const plan_operand *src = &p->operand[1];
   int r = p->rank, count[64] = {0}, most = 0;
@@ -534,8 +540,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
    * half full, and the core writes it out as partial writes (a copy into
    * every other column of 4096 x 8192 floats: 1.4 GB/s streamed, 0.07 of the
    * ceiling and 0.2 of NumPy; docs/cpu-path.md) */
-  int64_t inner = p->operand[0].stride[p->rank - 1];
-  if (p->strategy == PLAN_GENERAL && inner != 1 && inner != -1) p->nontemporal = 0;
+  if (p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p)) p->nontemporal = 0;
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
   choose_prefetch(p, req->gpu, out_of_cache);
