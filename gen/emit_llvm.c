@@ -506,7 +506,8 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
 enum { TL_SETUP, TL_TILE, TL_MICRO, TL_FLUSH, TL_BROW, TL_ACOL, TL_PARTS };
 
 /* Destinations whose row elements are up to this far apart take the micro
- * kernel with masked stores (one per `pitch` vectors of row). */
+ * kernel with masked stores (one per `pitch` vectors of row), with AVX-512
+ * only (see masked_pitch). */
 #define MAX_MASKED_PITCH 4
 
 /* V x V blocks through registers: V vector loads along the source's unit dim
@@ -1077,7 +1078,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   /* a destination with small gaps between its row elements stores each row
    * by masked stores; wider gaps take the element loops only (the tiles still
    * read the source along its unit dim) */
-  bool vectors = p->zip || p->unzip || (dst->stride[qa] >= 1 && dst->stride[qa] <= MAX_MASKED_PITCH);
+  bool vectors = p->zip || p->unzip || dst->stride[qa] == 1 ||
+                 (dst->stride[qa] > 1 && dst->stride[qa] <= MAX_MASKED_PITCH && p->vector_bytes == 64);
   bool shifted = vectors && staged_edges(p);
   char *declare = e->declare;
   if (vectors && dst->stride[qa] > 1) {

@@ -193,6 +193,23 @@ static void strided_destinations(void **state) {
     /* rows on lines, the batch stride not: never an aligned store off a line */
     copy_all_ways(e, "strided shape=3,128,64 strides=8196,64,1", "iota 3 64 128 | permute 0 2 1", "tiled");
   }
+  /* masked stores with AVX-512 only: AVX2's are microcoded on AMD's cores,
+   * and its tiles store such rows by the element loops */
+  ixj_ixfun *d = parse_ok("iota 200 400 | slice : ::2"), *s = parse_ok("iota 200 200 | permute 1 0");
+  const ixj_ixfun *srcs[1] = {s};
+  for (int vb = 32; vb <= 64; vb += 32) {
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs, .cpu_vector_bytes = vb};
+    ixj_plan *p = malloc(sizeof *p);
+    char *ir = NULL;
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->strategy, PLAN_TILED);
+    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+    assert_int_equal(strstr(ir, "@llvm.masked.store") != NULL, vb == 64);
+    free(ir);
+    free(p);
+  }
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s);
 }
 
 static void fused_tiles(void **state) {
@@ -271,7 +288,7 @@ static void cat_parts(void **state) {
 }
 
 /* Fills of strided views: masked stores for pitches 2..4 (4- and 8-byte
- * elements), scalar stores otherwise. */
+ * elements, AVX-512), scalar stores otherwise. */
 static void strided_fills(void **state) {
   (void)state;
   static const char *views[] = {"iota 64 256 | slice : ::2", "iota 30 96 | slice ::-1 1::3", "iota 3 20 128 | slice : : ::4",
@@ -281,24 +298,27 @@ static void strided_fills(void **state) {
       for (size_t v = 0; v < sizeof views / sizeof *views; v++)
         for (size_t stream = 0; stream < 2; stream++) /* streamed: the masked stores prefetch for writing */
           for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_FILL, e, 0, views[v], 0, NULL, vb, stream, mis, "general");
-  /* the masked path is the one taken where it can be; streamed, each store
-   * prefetches a line ahead for writing */
+  /* the masked path is the one taken where it can be (AVX-512: AVX2's masked
+   * stores are microcoded on AMD's cores, so there scalar stores); streamed,
+   * each store prefetches a line ahead for writing */
   ixj_ixfun *f = parse_ok(views[0]);
-  for (size_t stream = 0; stream < 2; stream++) {
-    plan_request req = {.op = IXJ_OP_FILL, .elem_size = 4, .dst = f, .cpu_vector_bytes = 64, .last_level_cache = stream};
-    ixj_plan *p = malloc(sizeof *p);
-    char *ir = NULL;
-    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-    assert_int_equal(p->fill_pitch, 2);
-    assert_int_equal(p->vector_elems, 8);
-    assert_int_equal(p->nontemporal, 0); /* masked stores, plain: never streaming ones (strided_destination_streams) */
-    assert_int_equal(p->prefetch, (int)stream);
-    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
-    assert_int_equal(strstr(ir, "call void @llvm.prefetch.p0(ptr %m") != NULL, (int)stream); /* rw = 1: for writing */
-    assert_int_equal(strstr(ir, "i32 1, i32 3, i32 1)") != NULL, (int)stream);
-    free(ir);
-    free(p);
-  }
+  for (int vb = 32; vb <= 64; vb += 32)
+    for (size_t stream = 0; stream < 2; stream++) {
+      plan_request req = {.op = IXJ_OP_FILL, .elem_size = 4, .dst = f, .cpu_vector_bytes = vb, .last_level_cache = stream};
+      ixj_plan *p = malloc(sizeof *p);
+      char *ir = NULL;
+      assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+      assert_int_equal(p->fill_pitch, vb == 64 ? 2 : 0);
+      assert_int_equal(p->vector_elems, vb == 64 ? 8 : 1);
+      assert_int_equal(p->nontemporal, 0); /* parts of lines, plain: never streaming stores (strided_destination_streams) */
+      assert_int_equal(p->prefetch, (int)stream);
+      assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+      assert_int_equal(strstr(ir, "@llvm.masked.store") != NULL, vb == 64);
+      assert_int_equal(strstr(ir, "call void @llvm.prefetch.p0(ptr %") != NULL, (int)stream); /* rw = 1: for writing */
+      assert_int_equal(strstr(ir, "i32 1, i32 3, i32 1)") != NULL, (int)stream);
+      free(ir);
+      free(p);
+    }
   ixj_ixfun_free(f);
 }
 
