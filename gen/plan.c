@@ -160,15 +160,17 @@ static int cpu_micro(const plan_request *req, size_t elem_size) {
   return bytes / e < 2 ? 2 : bytes / e;
 }
 
-/* The transpose block's edge on a host with 64-byte vectors where blocks of
- * 16 bytes of row stack four to a register (plan.stack), or 0: 1- and 2-byte
- * elements, whose blocks of whole registers (64 x 64, 32 x 32) held 64 and 32
- * live vectors and spilled; stacked, the same or more bandwidth for a third to
- * a half of the code generation (docs/cpu-path.md). A fused dim's extent
- * must divide the edge. */
-static int stacked_micro(const plan_request *req, size_t elem_size, int fused) {
+/* The transpose block's edge where blocks of 16 bytes of row stack to a
+ * register (plan.stack: four to AVX-512's, two to AVX2's), or 0: 1- and
+ * 2-byte elements, whose blocks of whole registers (64 x 64 and 32 x 32 with
+ * AVX-512, 32 x 32 and 16 x 16 with AVX2) held as many live vectors and
+ * spilled; stacked, the same or more bandwidth for a third to a half of the
+ * code generation (docs/cpu-path.md; on a Zen 3: 8192^2 bytes 91 -> 35 ms,
+ * 5760^2 halves 42 -> 17, in cache 1.3-1.9x the bandwidth). A fused dim's
+ * extent must divide the edge. */
+static int stacked_micro(size_t elem_size, int fused) {
   int v = 16 / (int)elem_size;
-  return req->cpu_vector_bytes == 64 && elem_size <= 2 && v % fused == 0 ? v : 0;
+  return elem_size <= 2 && v % fused == 0 ? v : 0;
 }
 
 /* A source unit dim q too short to tile (a.T.reshape into a padded
@@ -229,7 +231,7 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
    * of a 6-D permute): a block that fits beats element loops */
   int64_t extent_a = ixj__plan_tile_a_extent(p), extent_b = ixj__plan_tile_b_extent(p);
   int fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
-  if (stacked_micro(req, p->elem_size, fused)) v = stacked_micro(req, p->elem_size, fused);
+  if (stacked_micro(p->elem_size, fused)) v = stacked_micro(p->elem_size, fused);
   while (v > 2 && v / 2 >= fused && (v > extent_a || v > extent_b)) v /= 2;
   /* Tiles span 32 source rows (or the fewest a block group needs: a
    * destination row piece is a whole line): the tiles go along the source's
@@ -241,7 +243,7 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   t = need > 32 ? need : 32;
   p->micro = v;
   p->vector_bytes = v * e;
-  p->stack = req->cpu_vector_bytes == 64 && v * e == 16 ? 4 : 0;
+  p->stack = v * e == 16 ? (req->cpu_vector_bytes == 64 ? 4 : 2) : 0;
   p->tile = t;
   /* aligned rows: the destination's start and the stride of every dim but a
    * (the row pitch, b_inner's outer part and the dims outside the tile; a

@@ -84,10 +84,11 @@ typedef struct ixj_plan {
   int unzip;        /* TILED on a CPU: 0, or the extent k (2..7) of b, whole in every block: the mirror of a
                        zip, a block loads k * micro contiguous source elements and deinterleaves them into
                        k destination rows (the source's a stride is k: NHWC -> NCHW with 3 channels) */
-  int stack;        /* TILED on a CPU with 64-byte vectors whose blocks are 16 bytes of row (micro x
-                       elem_size = 16): the blocks side by side along a share registers, up to `stack`
-                       (4), one in each 16-byte chunk, so that a register holds a whole destination line
-                       (1- and 2-byte elements, and short dims); 0: one block per register */
+  int stack;        /* TILED on a CPU whose blocks are 16 bytes of row (micro x elem_size = 16): the
+                       blocks side by side along a share registers, up to `stack` (4 with 64-byte
+                       vectors, 2 with 32-byte ones), one in each 16-byte chunk, so that a register holds
+                       a whole destination line, or half of one (1- and 2-byte elements, and short
+                       dims); 0: one block per register */
   int staged;       /* TILED on a CPU, streamed, destination rows off lines (a row pitch that is not a whole
                        number of 64-byte lines, or a misaligned start): the blocks go to a tile-sized buffer
                        on the stack, and each tile row is moved out with its whole lines streamed and the

@@ -184,6 +184,27 @@ static void transposes(void **state) {
   }
 }
 
+/* 1- and 2-byte blocks are 16 bytes of row, stacked into each host vector
+ * (4 to AVX-512's, 2 to AVX2's): the block groups' registers, never blocks of
+ * a whole vector's lanes (32 x 32 bytes on AVX2 spilled: docs/cpu-path.md) */
+static void stacked_blocks(void **state) {
+  (void)state;
+  ixj_ixfun *d = parse_ok("iota 256 384"), *s = parse_ok("iota 384 256 | permute 1 0");
+  const ixj_ixfun *srcs[1] = {s};
+  for (size_t e = 1; e <= 4; e *= 2)
+    for (int vb = 32; vb <= 64; vb += 32) {
+      plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .cpu_vector_bytes = vb};
+      ixj_plan *p = malloc(sizeof *p);
+      assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+      assert_int_equal(p->strategy, PLAN_TILED);
+      assert_int_equal(p->stack, e <= 2 ? vb / 16 : 0);
+      assert_int_equal(p->micro, e <= 2 ? 16 / (int)e : vb / (int)e);
+      free(p);
+    }
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s);
+}
+
 static void strided_destinations(void **state) {
   (void)state;
   for (size_t e = 1; e <= 16; e *= 2) {
@@ -522,7 +543,7 @@ static void source_prefetch(void **state) {
 
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(strided_destinations),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
