@@ -967,21 +967,41 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                    "  %%f.hd = getelementptr i8, ptr %%f.d, i64 %%f.hl\n"
                    "  %%f.tb = shl i64 1, %%f.t\n  %%f.tm = add i64 %%f.tb, -1\n"
                    "  %%f.ts = getelementptr i8, ptr %%f.s, i64 %%f.e\n  %%f.td = getelementptr i8, ptr %%f.d, i64 %%f.e\n");
-  for (int side = 0; side < 2; side++) {
+  const char *lines_from = "frow";
+  for (int side = 0; side < 2 && p->staged == PLAN_STAGED_MASKED; side++) {
     const char *k = side ? "t" : "h";
     ixj__text_put(t, "  %%f.%sk = bitcast i64 %%f.%sm to <64 x i1>\n  %%f.%sv = load <64 x i8>, ptr %%f.%ss, align 1\n", k, k, k, k);
     ixj__text_put(t, "  call void @llvm.masked.store.v64i8.p0(<64 x i8> %%f.%sv, ptr %%f.%sd, i32 1, <64 x i1> %%f.%sk), %s\n", k, k,
                   k, md);
   }
+  if (p->staged == PLAN_STAGED_BYTES) { /* the same bytes one at a time: the head's h (none where its mask is), the tail's t */
+    ixj__text_put(t, "  %%f.hc = select i1 %%f.hn, i64 0, i64 %%f.h\n  br label %%fhead\n\n");
+    for (int side = 0; side < 2; side++) {
+      const char *k = side ? "t" : "h", *blk = side ? "ftail" : "fhead", *from = side ? "fhead" : "frow";
+      const char *n = side ? "%f.t" : "%f.hc", *src = side ? "%f.ts" : "%f.s", *dst = side ? "%f.td" : "%f.d";
+      const char *next = side ? "fbytes" : "ftail";
+      /* the index through an empty asm: no memcpy call recognized in the loop */
+      ixj__text_put(t,
+                    "%s:\n  %%fb%s = phi i64 [ 0, %%%s ], [ %%fb%s.next, %%%s.body ]\n  %%fb%s.more = icmp ult i64 %%fb%s, %s\n"
+                    "  br i1 %%fb%s.more, label %%%s.body, label %%%s\n\n"
+                    "%s.body:\n  %%fb%s.o = call i64 asm \"\", \"=r,0\"(i64 %%fb%s) nounwind memory(none)\n"
+                    "  %%fb%s.s = getelementptr i8, ptr %s, i64 %%fb%s.o\n  %%fb%s.v = load i8, ptr %%fb%s.s, align 1\n"
+                    "  %%fb%s.d = getelementptr i8, ptr %s, i64 %%fb%s.o\n  store i8 %%fb%s.v, ptr %%fb%s.d, align 1, %s\n"
+                    "  %%fb%s.next = add nuw nsw i64 %%fb%s.o, 1\n  br label %%%s\n\n",
+                    blk, k, from, k, blk, k, k, n, k, blk, next, blk, k, k, k, src, k, k, k, k, dst, k, k, k, md, k, k, blk);
+    }
+    ixj__text_put(t, "fbytes:\n");
+    lines_from = "fbytes";
+  }
   ixj__text_put(t, "  %%f.any = icmp ult i64 %%f.h, %%f.e\n  br i1 %%f.any, label %%fline.body, label %%fline\n\n");
-  ixj__text_put(t, "fline.body:\n  %%fk = phi i64 [ %%f.h, %%frow ], [ %%fk.next, %%fline.body ]\n"
+  ixj__text_put(t, "fline.body:\n  %%fk = phi i64 [ %%f.h, %%%s ], [ %%fk.next, %%fline.body ]\n"
                    "  %%fk.o = call i64 asm \"\", \"=r,0\"(i64 %%fk) nounwind memory(none)\n"
                    "  %%fl.s = getelementptr i8, ptr %%f.s, i64 %%fk.o\n  %%fl.v = load <8 x i64>, ptr %%fl.s, align 1\n"
                    "  %%fl.d = getelementptr i8, ptr %%f.d, i64 %%fk.o\n"
                    "  store <8 x i64> %%fl.v, ptr %%fl.d, align 64%s, %s\n"
                    "  %%fk.next = add nuw nsw i64 %%fk.o, 64\n  %%fk.more = icmp ult i64 %%fk.next, %%f.e\n"
                    "  br i1 %%fk.more, label %%fline.body, label %%fline\n\n",
-                nt, md);
+                lines_from, nt, md);
   ixj__text_put(t, "fline:\n  %%fj.next = add nuw nsw i64 %%fj.o, 1\n  %%fj.more = icmp slt i64 %%fj.next, %s\n"
                    "  br i1 %%fj.more, label %%frow, label %%edges\n\n",
                 p->span ? "1" : "%vb");
@@ -1098,8 +1118,9 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     ixj__text_put(&part[TL_SETUP], "  %%stage.a = alloca [%d x i8], align 64\n  %%stage = getelementptr i8, ptr %%stage.a, i64 64\n",
                   stage_bytes(p));
     size_t used = strlen(declare);
-    snprintf(declare + used, sizeof e->declare - used,
-             "%sdeclare void @llvm.masked.store.v64i8.p0(<64 x i8>, ptr, i32 immarg, <64 x i1>)", used ? "\n" : "");
+    if (p->staged == PLAN_STAGED_MASKED)
+      snprintf(declare + used, sizeof e->declare - used,
+               "%sdeclare void @llvm.masked.store.v64i8.p0(<64 x i8>, ptr, i32 immarg, <64 x i1>)", used ? "\n" : "");
     IXJ_ASSERT(err, v * group * (int)p->elem_size == 64);
     emit_stage_flush(e, &part[TL_FLUSH], od, corner[0], corner[1]);
   }

@@ -402,12 +402,22 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
  * 0.33-0.35 -> 0.51-0.57, NHWC with 60 channels 0.45-0.48 -> 0.71-0.75;
  * 1030^2 floats and 100^2 doubles the same; 200^2 floats 0.82x. 1- and
  * 2-byte elements gained nothing in cache (their blocks are stacked and
- * shorter) and staging costs compile time, so they stay unstaged there. */
+ * shorter) and staging costs compile time, so they stay unstaged there.
+ *
+ * Without AVX-512 (no byte-masked stores) the partial lines go out byte by
+ * byte (PLAN_STAGED_BYTES): at most 63 bytes at each end of a row piece. On a
+ * Zen 3 (AVX2; 1 thread, the builds alternated twice, ixjit / the ceiling):
+ * streamed, 4000 x 4030 floats 0.27-0.30 -> 0.46-0.55, NHWC with 60
+ * channels 0.25-0.29 -> 0.46-0.51 (from 0.9 of NumPy to 1.7-1.8), 2800 x
+ * 2830 doubles 0.29-0.38 -> 0.46-0.53, 5700 x 5701 halves the same; but in
+ * cache 1000^2 floats ran at 0.4-0.6x and 362^2 doubles at 0.55x staged (the
+ * flush's line loads span two of the blocks' 32-byte stores, which cannot
+ * forward to them), so there only streamed tiles stage. */
 static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
-  bool in_cache = !p->nontemporal && (p->elem_size == 4 || p->elem_size == 8);
-  return p->strategy == PLAN_TILED && p->micro && (p->nontemporal || in_cache) && !p->dst_aligned && cpu_vector_bytes == 64 &&
-         !p->zip && !p->unzip && p->operand[0].stride[p->rank - 1] == 1 &&
-         ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size >= 64;
+  bool in_cache = !p->nontemporal && (p->elem_size == 4 || p->elem_size == 8) && cpu_vector_bytes == 64;
+  bool staged = p->strategy == PLAN_TILED && p->micro && (p->nontemporal || in_cache) && !p->dst_aligned && !p->zip &&
+                !p->unzip && p->operand[0].stride[p->rank - 1] == 1 && ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size >= 64;
+  return !staged ? 0 : cpu_vector_bytes == 64 ? PLAN_STAGED_MASKED : PLAN_STAGED_BYTES;
 }
 
 #define STREAM_BYTES ((uint64_t)4 << 20)

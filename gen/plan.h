@@ -52,6 +52,9 @@ typedef struct plan_part {
   uint64_t work_units; /* the part's own work units */
 } plan_part;
 
+/* plan.staged: how a staged tile's partial lines are stored */
+enum { PLAN_STAGED_MASKED = 1, PLAN_STAGED_BYTES = 2 };
+
 typedef struct ixj_plan {
   ixj_op_kind op;
   size_t elem_size;
@@ -92,7 +95,8 @@ typedef struct ixj_plan {
   int staged;       /* TILED on a CPU, streamed, destination rows off lines (a row pitch that is not a whole
                        number of 64-byte lines, or a misaligned start): the blocks go to a tile-sized buffer
                        on the stack, and each tile row is moved out with its whole lines streamed and the
-                       partial lines at its ends stored byte-masked (emit_stage_flush); 0: stored in place */
+                       partial lines at its ends stored by byte-masked stores (PLAN_STAGED_MASKED, AVX-512BW)
+                       or byte by byte (PLAN_STAGED_BYTES, without it) (emit_stage_flush); 0: stored in place */
   int tile_a;       /* TILED on a CPU, staged: the tile's extent along a where it is not `tile` (0): all of a
                        (span), or wider tiles for 1- and 2-byte elements, whose halo is then a smaller part */
   int span;         /* TILED on a CPU, staged: a tile spans the whole of a and the destination's rows are back

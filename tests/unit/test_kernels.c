@@ -418,9 +418,10 @@ static void staged_tiles(void **state) {
                                    {"iota 64 270 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256"}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) /* the moved blocks read no further than the edge */
     for (size_t e = 1; e <= 16; e *= 2) copy_all_ways(e, cases[c][0], cases[c][1], "tiled");
-  /* chosen where rows are off lines and the plan streams, on 64-byte vectors
-   * (without, such rows do not stream); in cache for 4- and 8-byte elements,
-   * spanning rows of at most 512 bytes there */
+  /* chosen where rows are off lines and the plan streams (partial lines by
+   * byte-masked stores with 64-byte vectors, byte by byte without); in cache
+   * for 4- and 8-byte elements with 64-byte vectors, spanning rows of at most
+   * 512 bytes there */
   static const struct {
     const char *dst, *src;
     size_t elem;
@@ -433,7 +434,9 @@ static void staged_tiles(void **state) {
               {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 0, 1, 0, 0},   /* in cache, 1000: tiles */
               {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100}, /* in cache, 400: spanned */
               {"iota 300 270", "iota 270 300 | permute 1 0", 2, 64, 0, 0, 0, 0},   /* in cache, 2 bytes */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 1, 0, 0, 0}};  /* no byte masks */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 1, 2, 1, 0},   /* AVX2: partial lines by bytes */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 32, 1, 2, 1, 250}, /* AVX2, spanned */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 0, 0, 0, 0}};  /* AVX2, in cache: not staged */
   /* 1-byte tiles four times as wide where a has room for two */
   {
     ixj_ixfun *d = parse_ok("iota 40 1100"), *s = parse_ok("iota 1100 40 | permute 1 0");
@@ -460,6 +463,13 @@ static void staged_tiles(void **state) {
     assert_int_equal(p->nontemporal, want[c].nontemporal);
     assert_int_equal(p->tile_a, want[c].tile_a);
     assert_int_equal(p->span, want[c].tile_a != 0);
+    if (p->staged) { /* the partial lines' stores */
+      char *ir = NULL;
+      assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+      assert_int_equal(strstr(ir, "@llvm.masked.store.v64i8") != NULL, p->staged == PLAN_STAGED_MASKED);
+      assert_int_equal(strstr(ir, "store i8 %fbh.v") != NULL, p->staged == PLAN_STAGED_BYTES);
+      free(ir);
+    }
     free(p);
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
