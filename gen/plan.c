@@ -510,7 +510,17 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
  * the sets the L1 prefetch still pays: NHWC -> NCHW (256-byte rows)
  * 0.82 / 0.72 / 0.71, 4000 x 4030 floats 0.80 / 0.73 / 0.58. */
 #define PREFETCH_MAX_ROWS_PER_SET 8
-static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache) {
+/* That was an Intel core's (Sapphire Rapids). On a Zen 3 (AVX2, 1 thread,
+ * three interleaved runs, ixjit / the ceiling, none / into L1 / into L2 /
+ * into L3) every prefetch paid, crowded rows too: 4096^2 floats 0.31 /
+ * 0.49 / 0.45 / 0.50, NCHW -> NHWC 0.37 / 0.50 / 0.57 / 0.53, 2048^2 16-byte
+ * 0.37 / 0.43 / 0.44 / 0.43; spread rows: 4160^2 floats 0.42 / 0.61 / 0.54
+ * / 0.60, 2880^2 doubles 0.47 / 0.62 / 0.58 / 0.59. Its hardware
+ * prefetchers follow fewer streams than a tile's 32 rows (a read of 8 rows
+ * interleaved ran at 17-20 GB/s, of 32 rows at 5-6: docs/cpu-path.md), so
+ * crowded rows go to L2 there (the request's cpu_crowded_prefetch, from the
+ * CPU's name). */
+static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, int crowded) {
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && (p->fill_pitch || !dst_rows_adjacent(p));
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
   const plan_operand *src = &p->operand[1];
@@ -521,7 +531,7 @@ static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache) {
     int set = (int)(at * p->elem_size % 4096 / 64); /* unsigned: right mod 4096 even where it wraps */
     if (++count[set] > most) most = count[set];
   }
-  p->prefetch = most <= PREFETCH_MAX_ROWS_PER_SET;
+  p->prefetch = most <= PREFETCH_MAX_ROWS_PER_SET ? PLAN_PREFETCH_L1 : crowded;
 }
 
 /* Strategy, index width, streaming and work units of a plan whose dims are
@@ -560,7 +570,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
   if (p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p)) p->nontemporal = 0;
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
-  choose_prefetch(p, req->gpu, out_of_cache);
+  choose_prefetch(p, req->gpu, out_of_cache, req->cpu_crowded_prefetch);
 }
 
 /* Part k's copy plan: the destination restricted to the input's slice along
@@ -613,6 +623,7 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
     part->vector_elems = sub->vector_elems;
     part->dst_aligned = sub->dst_aligned;
     part->nontemporal = sub->nontemporal;
+    part->prefetch = sub->prefetch;
     part->memcpy = sub->strategy == PLAN_MEMCPY;
     part->work_units = sub->work_units;
     part->shift = 0;
@@ -649,7 +660,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
     stage_tiles(out, cat->part_vector_bytes);
     tile_work(out, false);
   }
-  choose_prefetch(out, false, out->nontemporal);
+  out->prefetch = cat->part[k].prefetch;
   IXJ_ASSERT(err, out->work_units == cat->part[k].work_units && (out->strategy == PLAN_MEMCPY) == (cat->part[k].memcpy != 0));
   return IXJ_OK;
 }
@@ -720,8 +731,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
   for (int k = 0; k < p->num_parts; k++) {
     const plan_part *x = &p->part[k];
-    ixj__textbuf_put(&b, " part{input=%d vec=%d aligned=%d nt=%d memcpy=%d shift=%d units=%llu}", x->input,
-                     x->vector_elems, x->dst_aligned, x->nontemporal, x->memcpy, x->shift, (unsigned long long)x->units);
+    ixj__textbuf_put(&b, " part{input=%d vec=%d aligned=%d nt=%d prefetch=%d memcpy=%d shift=%d units=%llu}", x->input,
+                     x->vector_elems, x->dst_aligned, x->nontemporal, x->prefetch, x->memcpy, x->shift,
+                     (unsigned long long)x->units);
   }
   for (int o = 0; o < p->num_operands; o++) {
     const plan_operand *x = &p->operand[o];

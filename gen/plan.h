@@ -46,11 +46,15 @@ typedef struct plan_part {
   int vector_elems; /* as planned with the pointers */
   int dst_aligned;
   int nontemporal;
+  int prefetch;     /* as planned with the request (plan.prefetch) */
   int memcpy;       /* a contiguous slice from a contiguous input: no kernel, a memcpy of points */
   int shift;        /* log2 of virtual units per work unit of the part */
   uint64_t start, units;
   uint64_t work_units; /* the part's own work units */
 } plan_part;
+
+/* plan.prefetch of a TILED plan: into L1 (locality 3) or into L2 (2) */
+enum { PLAN_PREFETCH_L1 = 1, PLAN_PREFETCH_L2 = 2 };
 
 /* plan.staged: how a staged tile's partial lines are stored */
 enum { PLAN_STAGED_MASKED = 1, PLAN_STAGED_BYTES = 2 };
@@ -101,10 +105,12 @@ typedef struct ixj_plan {
                        (span), or wider tiles for 1- and 2-byte elements, whose halo is then a smaller part */
   int span;         /* TILED on a CPU, staged: a tile spans the whole of a and the destination's rows are back
                        to back, so that a tile's rows are one contiguous run, staged and flushed as one */
-  int prefetch;     /* CPU, streamed: the kernel prefetches (1) or not (0). TILED: whole-register blocks prefetch
-                       each source row two tiles ahead into L1 (not where the tile's source rows crowd one L1 set,
-                       see choose_prefetch); GENERAL, storing parts of lines (a fill by masked stores, a strided
-                       destination): each store's line ahead, for writing */
+  int prefetch;     /* CPU, streamed: the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
+                       prefetch each source row two tiles ahead into L1 (PLAN_PREFETCH_L1), or into L2
+                       (PLAN_PREFETCH_L2) or not at all where the tile's source rows crowd one L1 set, as the
+                       request's cpu_crowded_prefetch says (see choose_prefetch); GENERAL, storing parts of
+                       lines (a fill by masked stores, a strided destination): each store's line ahead, for
+                       writing (1) */
   int asm_regs;     /* CPU: the vector registers a transpose block's shuffle network may use as one inline-asm
                        statement (the request's cpu_asm_regs); 0: IR shuffles */
   int num_operands; /* dst first; fill: dst + value */
@@ -127,6 +133,8 @@ typedef struct plan_request {
   bool gpu;                    /* CUDA: 16-byte vectors, 32x32 (16x16 for wide elements) shared-memory tiles */
   int cpu_vector_bytes;        /* the host's widest vector register: 64 with AVX-512, else 32 (0: 32) */
   int cpu_asm_regs;            /* vector registers the target lets inline-asm shuffles use (0: none, IR shuffles) */
+  int cpu_crowded_prefetch;    /* a transpose whose tile's source rows crowd one L1 set prefetches them: 0 not at
+                                  all (Intel's cores), PLAN_PREFETCH_L2 into L2 (AMD's) */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */

@@ -19,7 +19,8 @@ static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *ou
   *out = (ixj__target){.backend = &ixj__backend_cpu,
                        .loadable = true,
                        .cpu_vector_bytes = ixj__jit_llvm_vector_bytes(ctx->jit),
-                       .cpu_asm_regs = ixj__jit_llvm_asm_registers(ctx->jit)};
+                       .cpu_asm_regs = ixj__jit_llvm_asm_registers(ctx->jit),
+                       .cpu_crowded_prefetch = ixj__jit_llvm_crowded_prefetch(ctx->jit)};
   const char *name = ixj__jit_llvm_target(ctx->jit); /* copied, not formatted: every call passes here */
   if (arch) {
     const jit_cpu *other;
@@ -29,6 +30,7 @@ static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *ou
       out->loadable = false;
       out->cpu_vector_bytes = other->vector_bytes;
       out->cpu_asm_regs = other->asm_regs;
+      out->cpu_crowded_prefetch = other->crowded_prefetch;
       name = other->target;
     }
   }

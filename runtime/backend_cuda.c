@@ -35,7 +35,7 @@ static ixj_status cuda_device_target(ixj_context *ctx, int device, ixj__target *
   int cc = 0;
   ixj_status st = ixj__cuda_device(device, &cc, err);
   if (st != IXJ_OK) return st;
-  *out = (ixj__target){&ixj__backend_cuda, cc, true, "", 0, 0};
+  *out = (ixj__target){&ixj__backend_cuda, cc, true, "", 0, 0, 0};
   snprintf(out->name, sizeof out->name, "cuda:sm_%d", cc);
   return IXJ_OK;
 }
@@ -46,7 +46,7 @@ static ixj_status cuda_target(ixj_context *ctx, const char *arch, ixj__target *o
   if (!arch) return cuda_device_target(ctx, 0, out, err);
   ixj_status st = ixj__cuda_parse_arch(arch, false, &cc, NULL, err);
   if (st != IXJ_OK) return st;
-  *out = (ixj__target){&ixj__backend_cuda, cc, false, "", 0, 0};
+  *out = (ixj__target){&ixj__backend_cuda, cc, false, "", 0, 0, 0};
   snprintf(out->name, sizeof out->name, "cuda:sm_%d", cc);
   return IXJ_OK;
 }

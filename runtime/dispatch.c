@@ -61,7 +61,8 @@ static ixj_status make_plan(ixj_context *ctx, const dispatch_request *req, const
                      .last_level_cache = ctx->last_level_cache,
                      .gpu = req->backend->gpu,
                      .cpu_vector_bytes = target->cpu_vector_bytes,
-                     .cpu_asm_regs = target->cpu_asm_regs};
+                     .cpu_asm_regs = target->cpu_asm_regs,
+                     .cpu_crowded_prefetch = target->cpu_crowded_prefetch};
   return ixj__plan_build(&pr, plan, err);
 }
 
