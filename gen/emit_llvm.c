@@ -545,8 +545,8 @@ enum { TL_SETUP, TL_TILE, TL_MICRO, TL_FLUSH, TL_BROW, TL_ACOL, TL_PARTS };
  * half as much, four or eight no more; in cache (1 MiB) it cost 4%. */
 #define PREFETCH_TILES 2
 static bool tile_prefetch(const ixj_plan *p) { return p->prefetch; }
-/* the prefetch's locality: 3 into L1, 2 into L2 (plan.prefetch) */
-static int tile_prefetch_locality(const ixj_plan *p) { return p->prefetch == PLAN_PREFETCH_L2 ? 2 : 3; }
+/* how far ahead, in elements along b: PREFETCH_TILES tiles, or one (plan.prefetch) */
+static int tile_prefetch_ahead(const ixj_plan *p) { return p->tile * (p->prefetch == PLAN_PREFETCH_NEAR ? 1 : PREFETCH_TILES); }
 
 /* Stage k of a micro-kernel's transpose (above): the element of the pair
  * (vector r: 0..v-1, vector r + 2^k: v..2v-1) that lane j of output `half`
@@ -583,9 +583,9 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
     ixj__text_put(t, "  %%%s.p%d = getelementptr %s, ptr %%bp.1, i64 %s\n", pre, a, e->scalar, s.s);
     ixj__text_put(t, "  %%%s.c0.%d = load <%d x i%d>, ptr %%%s.p%d, align 1, !alias.scope !%d, !noalias !%d\n", pre, a, width,
                   bits, pre, a, MD_SRC_LIST, MD_DST_LIST);
-    if (prefetch) { /* the same row two tiles further along b */
-      ixj__text_put(t, "  %%%s.f%d = getelementptr %s, ptr %%%s.p%d, i64 %d\n", pre, a, e->scalar, pre, a, e->p->tile * PREFETCH_TILES);
-      ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%%s.f%d, i32 0, i32 %d, i32 1)\n", pre, a, tile_prefetch_locality(e->p));
+    if (prefetch) { /* the same row two tiles (or one) further along b */
+      ixj__text_put(t, "  %%%s.f%d = getelementptr %s, ptr %%%s.p%d, i64 %d\n", pre, a, e->scalar, pre, a, tile_prefetch_ahead(e->p));
+      ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%%s.f%d, i32 0, i32 3, i32 1)\n", pre, a);
     }
   }
   int level = 0;
@@ -718,10 +718,9 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
       ixj__text_put(t, "  %%x%d.p%d = getelementptr %s, ptr %%bp.1, i64 %s\n", blk[g], i, e->scalar, s.s);
       ixj__text_put(t, "  %%x%d.s0.%d = load %s, ptr %%x%d.p%d, align 1, !alias.scope !%d, !noalias !%d\n", blk[g], i,
                     vt, blk[g], i, MD_SRC_LIST, MD_DST_LIST);
-      if (prefetch) { /* the same row's piece two tiles further along b */
-        ixj__text_put(t, "  %%x%d.f%d = getelementptr %s, ptr %%x%d.p%d, i64 %d\n", blk[g], i, e->scalar, blk[g], i, p->tile * PREFETCH_TILES);
-        ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%x%d.f%d, i32 0, i32 %d, i32 1)\n", blk[g], i,
-                      tile_prefetch_locality(p));
+      if (prefetch) { /* the same row's piece two tiles (or one) further along b */
+        ixj__text_put(t, "  %%x%d.f%d = getelementptr %s, ptr %%x%d.p%d, i64 %d\n", blk[g], i, e->scalar, blk[g], i, tile_prefetch_ahead(p));
+        ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%x%d.f%d, i32 0, i32 3, i32 1)\n", blk[g], i);
       }
     }
     if (in_asm)

@@ -512,15 +512,19 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
 #define PREFETCH_MAX_ROWS_PER_SET 8
 /* That was an Intel core's (Sapphire Rapids). On a Zen 3 (AVX2, 1 thread,
  * three interleaved runs, ixjit / the ceiling, none / into L1 / into L2 /
- * into L3) every prefetch paid, crowded rows too: 4096^2 floats 0.31 /
- * 0.49 / 0.45 / 0.50, NCHW -> NHWC 0.37 / 0.50 / 0.57 / 0.53, 2048^2 16-byte
- * 0.37 / 0.43 / 0.44 / 0.43; spread rows: 4160^2 floats 0.42 / 0.61 / 0.54
- * / 0.60, 2880^2 doubles 0.47 / 0.62 / 0.58 / 0.59. Its hardware
- * prefetchers follow fewer streams than a tile's 32 rows (a read of 8 rows
- * interleaved ran at 17-20 GB/s, of 32 rows at 5-6: docs/cpu-path.md), so
- * crowded rows go to L2 there (the request's cpu_crowded_prefetch, from the
- * CPU's name). */
-static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, int crowded) {
+ * into L3, two tiles ahead) every prefetch paid, crowded rows too: 4096^2
+ * floats 0.31 / 0.49 / 0.45 / 0.50, NCHW -> NHWC 0.37 / 0.50 / 0.57 / 0.53,
+ * 2048^2 16-byte 0.37 / 0.43 / 0.44 / 0.43; spread rows: 4160^2 floats
+ * 0.42 / 0.61 / 0.54 / 0.60, 2880^2 doubles 0.47 / 0.62 / 0.58 / 0.59. Its
+ * hardware prefetchers follow fewer streams than a tile's 32 rows (a read of
+ * 8 rows interleaved ran at 17-20 GB/s, of 32 rows at 5-6: docs/cpu-path.md).
+ * One tile ahead into L1 paid more still (two sets of three runs, 1 / 2
+ * threads, two tiles ahead -> one): 4096^2 floats 0.40-0.52 -> 0.59-0.63 /
+ * 0.56 -> 0.76, NCHW -> NHWC 0.56-0.58 -> 0.66-0.67 / 0.55 -> 0.72, 2880^2
+ * doubles 0.50-0.64 -> 0.65-0.72 / 0.59 -> 0.76, 2048^2 16-byte and 4160^2
+ * floats the same. So on AMD's Zen cores (the request's cpu_prefetch_near,
+ * from the CPU's name) every streamed transpose prefetches one tile ahead. */
+static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, bool near) {
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && (p->fill_pitch || !dst_rows_adjacent(p));
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
   const plan_operand *src = &p->operand[1];
@@ -531,7 +535,7 @@ static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, int crowde
     int set = (int)(at * p->elem_size % 4096 / 64); /* unsigned: right mod 4096 even where it wraps */
     if (++count[set] > most) most = count[set];
   }
-  p->prefetch = most <= PREFETCH_MAX_ROWS_PER_SET ? PLAN_PREFETCH_L1 : crowded;
+  p->prefetch = near ? PLAN_PREFETCH_NEAR : most <= PREFETCH_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
 }
 
 /* Strategy, index width, streaming and work units of a plan whose dims are
@@ -570,7 +574,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
   if (p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p)) p->nontemporal = 0;
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
-  choose_prefetch(p, req->gpu, out_of_cache, req->cpu_crowded_prefetch);
+  choose_prefetch(p, req->gpu, out_of_cache, req->cpu_prefetch_near != 0);
 }
 
 /* Part k's copy plan: the destination restricted to the input's slice along

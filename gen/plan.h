@@ -53,8 +53,8 @@ typedef struct plan_part {
   uint64_t work_units; /* the part's own work units */
 } plan_part;
 
-/* plan.prefetch of a TILED plan: into L1 (locality 3) or into L2 (2) */
-enum { PLAN_PREFETCH_L1 = 1, PLAN_PREFETCH_L2 = 2 };
+/* plan.prefetch of a TILED plan: each source row two tiles ahead, or one */
+enum { PLAN_PREFETCH_FAR = 1, PLAN_PREFETCH_NEAR = 2 };
 
 /* plan.staged: how a staged tile's partial lines are stored */
 enum { PLAN_STAGED_MASKED = 1, PLAN_STAGED_BYTES = 2 };
@@ -106,9 +106,9 @@ typedef struct ixj_plan {
   int span;         /* TILED on a CPU, staged: a tile spans the whole of a and the destination's rows are back
                        to back, so that a tile's rows are one contiguous run, staged and flushed as one */
   int prefetch;     /* CPU, streamed: the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
-                       prefetch each source row two tiles ahead into L1 (PLAN_PREFETCH_L1), or into L2
-                       (PLAN_PREFETCH_L2) or not at all where the tile's source rows crowd one L1 set, as the
-                       request's cpu_crowded_prefetch says (see choose_prefetch); GENERAL, storing parts of
+                       prefetch each source row into L1, two tiles ahead (PLAN_PREFETCH_FAR; not where the tile's
+                       source rows crowd one L1 set), or one tile ahead, crowded or not (PLAN_PREFETCH_NEAR, where
+                       the request's cpu_prefetch_near says so) (see choose_prefetch); GENERAL, storing parts of
                        lines (a fill by masked stores, a strided destination): each store's line ahead, for
                        writing (1) */
   int asm_regs;     /* CPU: the vector registers a transpose block's shuffle network may use as one inline-asm
@@ -133,8 +133,8 @@ typedef struct plan_request {
   bool gpu;                    /* CUDA: 16-byte vectors, 32x32 (16x16 for wide elements) shared-memory tiles */
   int cpu_vector_bytes;        /* the host's widest vector register: 64 with AVX-512, else 32 (0: 32) */
   int cpu_asm_regs;            /* vector registers the target lets inline-asm shuffles use (0: none, IR shuffles) */
-  int cpu_crowded_prefetch;    /* a transpose whose tile's source rows crowd one L1 set prefetches them: 0 not at
-                                  all (Intel's cores), PLAN_PREFETCH_L2 into L2 (AMD's) */
+  int cpu_prefetch_near;       /* a streamed transpose prefetches its source rows one tile ahead, even where they
+                                  crowd one L1 set (AMD's Zen cores; 0: two tiles ahead where they do not) */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */

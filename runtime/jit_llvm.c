@@ -6,8 +6,6 @@
  * the JIT is serialized. The object bytes are what a disk cache would store. */
 #include "jit_llvm.h"
 
-#include "plan.h"
-
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +62,7 @@ struct jit_llvm {
   char toolchain[32];
   int vector_bytes;
   int asm_regs;
-  int crowded_prefetch;
+  int prefetch_near;
   /* Other CPUs asked for (warming for another machine): added, never
    * removed, so a pointer to one stays valid for the JIT's lifetime. */
   pthread_mutex_t others_lock;
@@ -102,11 +100,11 @@ static bool has_feature(const char *features, const char *name) {
   return false;
 }
 
-/* plan_request.cpu_crowded_prefetch by the CPU's LLVM name: AMD's Zen
- * cores ("znver1".."znver5"), whose hardware prefetchers follow fewer
- * streams than a tile's rows, prefetch crowded rows into L2 (gen/plan.c,
- * choose_prefetch). */
-static int crowded_prefetch(const char *cpu) { return strncmp(cpu, "znver", 5) == 0 ? PLAN_PREFETCH_L2 : 0; }
+/* plan_request.cpu_prefetch_near by the CPU's LLVM name: AMD's Zen cores
+ * ("znver1".."znver5"), whose hardware prefetchers follow fewer streams than
+ * a tile's rows, prefetch every transpose's source rows one tile ahead
+ * (gen/plan.c, choose_prefetch). */
+static int prefetch_near(const char *cpu) { return strncmp(cpu, "znver", 5) == 0; }
 
 static int asm_registers(const char *features) {
   if (has_feature(features, "avx512bw") && has_feature(features, "avx512vl")) return 32;
@@ -183,7 +181,7 @@ ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err) {
   ixj__cpu_target_name(j->cpu, j->enabled, j->target, sizeof j->target);
   j->vector_bytes = has_feature(j->features, "avx512f") && has_feature(j->features, "evex512") ? 64 : 32;
   j->asm_regs = asm_registers(j->features);
-  j->crowded_prefetch = crowded_prefetch(j->cpu);
+  j->prefetch_near = prefetch_near(j->cpu);
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
   snprintf(j->toolchain, sizeof j->toolchain, "LLVM %u.%u.%u", major, minor, patch);
@@ -232,7 +230,7 @@ const char *ixj__jit_llvm_target(const jit_llvm *j) { return j->target; }
 const char *ixj__jit_llvm_toolchain(const jit_llvm *j) { return j->toolchain; }
 int ixj__jit_llvm_vector_bytes(const jit_llvm *j) { return j->vector_bytes; }
 int ixj__jit_llvm_asm_registers(const jit_llvm *j) { return j->asm_regs; }
-int ixj__jit_llvm_crowded_prefetch(const jit_llvm *j) { return j->crowded_prefetch; }
+int ixj__jit_llvm_prefetch_near(const jit_llvm *j) { return j->prefetch_near; }
 
 /* Whether `name` is one of the feature names of an LLVM feature list. */
 static bool knows_feature(const char *features, const char *name, size_t n) {
@@ -266,7 +264,7 @@ static ixj_status make_cpu(const jit_llvm *j, const char *spec, jit_cpu **out, i
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cpu:%s: a CPU name is needed, such as znver3 or x86-64-v3", spec);
   }
   memcpy(c->cpu, spec, n);
-  c->crowded_prefetch = crowded_prefetch(c->cpu);
+  c->prefetch_near = prefetch_near(c->cpu);
   if (!known_cpu(c->cpu)) {
     ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "cpu:%s: LLVM knows no x86-64 CPU '%s' (llc -mcpu=help lists them)", spec,
               c->cpu);

@@ -89,8 +89,8 @@ static int asm_regs(int vector_bytes, size_t stream_from) {
   return vector_bytes == 32 && __builtin_cpu_supports("avx2") ? 16 : 0;
 }
 
-/* plan_request.cpu_crowded_prefetch of the cases check() runs */
-static int crowded_prefetch;
+/* plan_request.cpu_prefetch_near of the cases check() runs */
+static int prefetch_near;
 
 /* One case at one vector width and cache size: JIT, run, compare. */
 static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, int num_srcs, const char *const *src_text,
@@ -120,7 +120,7 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
   plan_request req = {.op = op, .elem_size = elem, .dst = dst, .num_srcs = num_srcs,
                       .srcs = (const ixj_ixfun *const *)srcs, .cat_axis = axis, .pointers = ptrs,
                       .last_level_cache = stream_from, .cpu_vector_bytes = vector_bytes,
-                      .cpu_asm_regs = asm_regs(vector_bytes, stream_from), .cpu_crowded_prefetch = crowded_prefetch};
+                      .cpu_asm_regs = asm_regs(vector_bytes, stream_from), .cpu_prefetch_near = prefetch_near};
   ixj_plan *p = malloc(sizeof *p);
   if (ixj__plan_build(&req, p, &err) != IXJ_OK) fail_msg("%s: plan: %s", dst_text, err.message);
   if (strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
@@ -537,23 +537,23 @@ static void source_prefetch(void **state) {
               {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1}, /* NCHW -> NHWC, 1 KiB planes */
               {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0},  /* 4 KiB planes */
               {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1}};  /* a zip: 3 rows, all of a */
-  /* crowded rows: not prefetched (Intel's cores), or into L2 (AMD's) */
-  for (int crowded = 0; crowded <= PLAN_PREFETCH_L2; crowded += PLAN_PREFETCH_L2)
+  /* Zen cores (cpu_prefetch_near): every streamed one, one tile ahead */
+  for (int near = 0; near <= 1; near++)
     for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
       ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
       const ixj_ixfun *srcs[1] = {s};
       plan_request req = {.op = IXJ_OP_COPY, .elem_size = want[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
-                          .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = 64,
-                          .cpu_crowded_prefetch = crowded};
+                          .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = 64, .cpu_prefetch_near = near};
       ixj_plan *p = malloc(sizeof *p);
-      char *ir = NULL;
+      char *ir = NULL, ahead[64];
       assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
       assert_int_equal(p->strategy, PLAN_TILED);
       assert_int_equal(p->nontemporal, want[c].stream);
-      assert_int_equal(p->prefetch, want[c].prefetch ? PLAN_PREFETCH_L1 : want[c].stream ? crowded : 0);
+      assert_int_equal(p->prefetch, !want[c].stream ? 0 : near ? PLAN_PREFETCH_NEAR : want[c].prefetch ? PLAN_PREFETCH_FAR : 0);
       assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
-      assert_int_equal(strstr(ir, "i32 0, i32 3, i32 1)") != NULL, p->prefetch == PLAN_PREFETCH_L1); /* locality 3: L1 */
-      assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, p->prefetch == PLAN_PREFETCH_L2); /* 2: L2 */
+      assert_int_equal(strstr(ir, "@llvm.prefetch.p0(ptr") != NULL, p->prefetch != 0);
+      snprintf(ahead, sizeof ahead, ", i64 %d\n  call void @llvm.prefetch.p0", p->tile * (near ? 1 : 2)); /* elements along b */
+      assert_int_equal(strstr(ir, ahead) != NULL, p->prefetch != 0);
       free(ir);
       free(p);
       ixj_ixfun_free(d);
@@ -563,35 +563,35 @@ static void source_prefetch(void **state) {
   ixj_ixfun *d = parse_ok("iota 1024 2048"), *s0 = parse_ok("iota 1024 1024"), *s1 = parse_ok("iota 1024 1024 | permute 1 0");
   const ixj_ixfun *srcs[2] = {s0, s1};
   plan_request req = {.op = IXJ_OP_CAT, .elem_size = 4, .dst = d, .num_srcs = 2, .srcs = srcs, .cat_axis = 1,
-                      .last_level_cache = 1, .cpu_vector_bytes = 32, .cpu_crowded_prefetch = PLAN_PREFETCH_L2};
+                      .last_level_cache = 1, .cpu_vector_bytes = 32, .cpu_prefetch_near = 1};
   ixj_plan *cat = malloc(sizeof *cat), *part = malloc(sizeof *part);
   assert_int_equal(ixj__plan_build(&req, cat, NULL), IXJ_OK);
   assert_int_equal(cat->strategy, PLAN_CAT_PARTS);
-  assert_int_equal(cat->part[1].prefetch, PLAN_PREFETCH_L2);
+  assert_int_equal(cat->part[1].prefetch, PLAN_PREFETCH_NEAR);
   assert_int_equal(ixj__plan_part(cat, 1, part, NULL), IXJ_OK);
-  assert_int_equal(part->prefetch, PLAN_PREFETCH_L2);
+  assert_int_equal(part->prefetch, PLAN_PREFETCH_NEAR);
   free(cat);
   free(part);
   ixj_ixfun_free(d);
   ixj_ixfun_free(s0);
   ixj_ixfun_free(s1);
-  for (crowded_prefetch = 0; crowded_prefetch <= PLAN_PREFETCH_L2; crowded_prefetch += PLAN_PREFETCH_L2)
-    copy_all_ways(4, "iota 1024 64", "iota 64 1024 | permute 1 0", "tiled"); /* 4 KiB pitch, streamed: none, or into L2 */
-  crowded_prefetch = 0;
+  for (prefetch_near = 0; prefetch_near <= 1; prefetch_near++)
+    copy_all_ways(4, "iota 1024 64", "iota 64 1024 | permute 1 0", "tiled"); /* 4 KiB pitch, streamed: none, or near */
+  prefetch_near = 0;
 }
 
-/* The CPU's name decides crowded rows' prefetch: into L2 on AMD's Zen cores. */
-static void crowded_prefetch_by_cpu(void **state) {
+/* The CPU's name decides: one tile ahead on AMD's Zen cores. */
+static void prefetch_near_by_cpu(void **state) {
   (void)state;
   static const struct {
     const char *cpu;
     int want;
-  } cpus[] = {{"znver3", PLAN_PREFETCH_L2}, {"znver4+avx2", PLAN_PREFETCH_L2}, {"sapphirerapids", 0}, {"x86-64-v3", 0}};
+  } cpus[] = {{"znver3", 1}, {"znver4+avx2", 1}, {"sapphirerapids", 0}, {"x86-64-v3", 0}};
   for (size_t c = 0; c < sizeof cpus / sizeof *cpus; c++) {
     const jit_cpu *other = NULL;
     assert_int_equal(ixj__jit_llvm_cpu(jit, cpus[c].cpu, &other, NULL), IXJ_OK);
-    if (other) assert_int_equal(other->crowded_prefetch, cpus[c].want);
-    else assert_int_equal(ixj__jit_llvm_crowded_prefetch(jit), cpus[c].want); /* the host itself */
+    if (other) assert_int_equal(other->prefetch_near, cpus[c].want);
+    else assert_int_equal(ixj__jit_llvm_prefetch_near(jit), cpus[c].want); /* the host itself */
   }
 }
 
@@ -601,7 +601,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(crowded_prefetch_by_cpu),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(prefetch_near_by_cpu),
                                      cmocka_unit_test(strided_destination_streams)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
