@@ -708,10 +708,12 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
       for (int c = 0; c < pieces; c++) rows[c] = src_row[(g + c) * v + i];
       snprintf(pre, sizeof pre, "x%d.r%d", blk[g], i);
       snprintf(last, sizeof last, "%%x%d.s0.%d", blk[g], i);
-      /* no software prefetch: four blocks read each source line a piece at a
-       * time, and without it the streamed 1- and 2-byte transposes ran 1.06x
-       * to 1.34x as fast as with it (docs/cpu-path.md) */
-      emit_row_concat(e, t, pre, rows, pieces, v * per, unit * 8, false, last);
+      /* no software prefetch two tiles ahead (Intel): four blocks read each
+       * source line a piece at a time, and without it the streamed 1- and
+       * 2-byte transposes ran 1.06x to 1.34x as fast as with it; one tile
+       * ahead on a Zen 3 (two blocks a line) 1.15-1.35x as fast with it
+       * (docs/cpu-path.md) */
+      emit_row_concat(e, t, pre, rows, pieces, v * per, unit * 8, p->prefetch == PLAN_PREFETCH_NEAR, last);
     }
     for (int i = 0; i < v && pieces == 1; i++) {
       name s = ref(e, src_row[g * v + i]);

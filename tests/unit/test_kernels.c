@@ -559,6 +559,24 @@ static void source_prefetch(void **state) {
       ixj_ixfun_free(d);
       ixj_ixfun_free(s);
     }
+  /* stacked 1- and 2-byte blocks prefetch one tile ahead only (Zen), never two */
+  for (size_t e = 1; e <= 2; e++)
+    for (int near = 0; near <= 1; near++) {
+      ixj_ixfun *d = parse_ok("iota 1040 1040"), *s = parse_ok("iota 1040 1040 | permute 1 0");
+      const ixj_ixfun *srcs[1] = {s};
+      plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .last_level_cache = 1,
+                          .cpu_vector_bytes = 32, .cpu_prefetch_near = near};
+      ixj_plan *p = malloc(sizeof *p);
+      char *ir = NULL;
+      assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+      assert_int_equal(p->stack, 2);
+      assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+      assert_int_equal(strstr(ir, "call void @llvm.prefetch.p0(ptr") != NULL, near);
+      free(ir);
+      free(p);
+      ixj_ixfun_free(d);
+      ixj_ixfun_free(s);
+    }
   /* a cat's transposed part as planned: rebuilt by ixj__plan_part with its prefetch */
   ixj_ixfun *d = parse_ok("iota 1024 2048"), *s0 = parse_ok("iota 1024 1024"), *s1 = parse_ok("iota 1024 1024 | permute 1 0");
   const ixj_ixfun *srcs[2] = {s0, s1};
@@ -575,8 +593,10 @@ static void source_prefetch(void **state) {
   ixj_ixfun_free(d);
   ixj_ixfun_free(s0);
   ixj_ixfun_free(s1);
-  for (prefetch_near = 0; prefetch_near <= 1; prefetch_near++)
+  for (prefetch_near = 0; prefetch_near <= 1; prefetch_near++) {
     copy_all_ways(4, "iota 1024 64", "iota 64 1024 | permute 1 0", "tiled"); /* 4 KiB pitch, streamed: none, or near */
+    copy_all_ways(1, "iota 300 270", "iota 270 300 | permute 1 0", "tiled"); /* stacked, with edges */
+  }
   prefetch_near = 0;
 }
 
