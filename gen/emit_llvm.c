@@ -507,7 +507,8 @@ enum { TL_SETUP, TL_TILE, TL_MICRO, TL_FLUSH, TL_BROW, TL_ACOL, TL_PARTS };
 
 /* Destinations whose row elements are up to this far apart take the micro
  * kernel with masked stores (one per `pitch` vectors of row), with AVX-512
- * only (see masked_pitch). */
+ * only (`vectors` in emit_tiled: AVX2's masked stores are microcoded on AMD's
+ * cores, so there the element loops move such tiles). */
 #define MAX_MASKED_PITCH 4
 
 /* V x V blocks through registers: V vector loads along the source's unit dim
@@ -711,7 +712,7 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
       /* no software prefetch two tiles ahead (Intel): four blocks read each
        * source line a piece at a time, and without it the streamed 1- and
        * 2-byte transposes ran 1.06x to 1.34x as fast as with it; one tile
-       * ahead on a Zen 3 (two blocks a line) 1.15-1.35x as fast with it
+       * ahead (PLAN_PREFETCH_NEAR) on a Zen 3 1.15-1.35x as fast with it
        * (docs/cpu-path.md) */
       emit_row_concat(e, t, pre, rows, pieces, v * per, unit * 8, p->prefetch == PLAN_PREFETCH_NEAR, last);
     }
