@@ -221,17 +221,30 @@ static bool dst_on_lines(const ixj_plan *p, const plan_request *req, int upto, i
   return lines;
 }
 
-/* CPU transposes: square macro-tiles of T x T elements made of V x V
- * in-register transposes, V the lanes of one host vector (2 for 16-byte elements on AVX2,
- * 64 for bytes on AVX-512); the emitter moves 64 bytes of destination row at a
- * time, so T is a multiple of 64 / elem_size. */
-static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
-  int e = (int)p->elem_size, v = cpu_micro(req, p->elem_size), t;
-  /* narrower blocks where a tile dim is shorter than a vector (the inner dims
-   * of a 6-D permute): a block that fits beats element loops */
+/* The most of a tile's source rows (its a extent; a zip's few rows: all of
+ * a) that fall on one set of a 4 KiB-period L1: x86's L1 data caches have 64
+ * sets of 8 or 12 ways, and a row pitch that is a multiple of 4 KiB puts
+ * every row of a tile on one. */
+#define L1_MAX_ROWS_PER_SET 8
+static int rows_per_l1_set(const ixj_plan *p) {
+  const plan_operand *src = &p->operand[1];
+  int r = p->rank, count[64] = {0}, most = 0;
+  int64_t ta = ixj__plan_tile_a_extent(p) < ixj__plan_tile_edge_a(p) ? ixj__plan_tile_a_extent(p) : ixj__plan_tile_edge_a(p);
+  for (int i = 0; i < ta; i++) {
+    uint64_t at = (uint64_t)ixj__plan_tile_step(src, i, p->a_inner, r - 3, r - 1);
+    int set = (int)(at * p->elem_size % 4096 / 64); /* unsigned: right mod 4096 even where it wraps */
+    if (++count[set] > most) most = count[set];
+  }
+  return most;
+}
+
+/* The blocks' edge V (narrowed where a tile dim is shorter: the inner dims
+ * of a 6-D permute, where a block that fits beats element loops), whether
+ * they stack, and the tile's edge T. */
+static void size_blocks(ixj_plan *p, const plan_request *req, int v) {
+  int e = (int)p->elem_size, t;
   int64_t extent_a = ixj__plan_tile_a_extent(p), extent_b = ixj__plan_tile_b_extent(p);
   int fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
-  if (stacked_micro(p->elem_size, fused)) v = stacked_micro(p->elem_size, fused);
   while (v > 2 && v / 2 >= fused && (v > extent_a || v > extent_b)) v /= 2;
   /* Tiles span 32 source rows (or the fewest a block group needs: a
    * destination row piece is a whole line): the tiles go along the source's
@@ -245,6 +258,29 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   p->vector_bytes = v * e;
   p->stack = v * e == 16 ? (req->cpu_vector_bytes == 64 ? 4 : 2) : 0;
   p->tile = t;
+}
+
+/* CPU transposes: square macro-tiles of T x T elements made of V x V
+ * in-register transposes, V the lanes of one host vector (2 for 16-byte elements on AVX2,
+ * 64 for bytes on AVX-512); the emitter moves 64 bytes of destination row at a
+ * time, so T is a multiple of 64 / elem_size.
+ *
+ * With AVX2, 1- and 2-byte blocks stack (two 16-byte blocks to a register)
+ * only where the tile's source rows spread over the L1 sets: where they
+ * crowd one, the stacked blocks' four 16-byte reads of each line (the
+ * unstacked ones' two) refetch it as the rows evict each other. On a Zen 3
+ * (1 / 2 threads, three alternations, stacked -> whole-register blocks):
+ * NCHW -> NHWC of 64 channels, halves 0.42-0.43 -> 0.64-0.69 / 0.52-0.58 ->
+ * 0.67-0.71, bytes 0.33-0.37 -> 0.46-0.47 / 0.45-0.50 -> 0.58-0.69, 8192^2
+ * bytes (8 KiB pitch) the same; spread rows gain from stacking (5760^2
+ * halves 0.36-0.68 -> 0.62-0.75). */
+static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
+  int e = (int)p->elem_size, fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
+  int stacked = stacked_micro(p->elem_size, fused);
+  size_blocks(p, req, stacked ? stacked : cpu_micro(req, p->elem_size));
+  if (stacked && req->cpu_vector_bytes != 64 && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET)
+    size_blocks(p, req, cpu_micro(req, p->elem_size));
+  int64_t extent_a = ixj__plan_tile_a_extent(p);
   /* aligned rows: the destination's start and the stride of every dim but a
    * (the row pitch, b_inner's outer part and the dims outside the tile; a
    * fused a's outer part is a's) on lines, blocks storing whole lines */
@@ -509,7 +545,6 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
  * (two runs) 0.44-0.71 / 0.74-0.77 / 0.92-0.93; where the rows spread over
  * the sets the L1 prefetch still pays: NHWC -> NCHW (256-byte rows)
  * 0.82 / 0.72 / 0.71, 4000 x 4030 floats 0.80 / 0.73 / 0.58. */
-#define PREFETCH_MAX_ROWS_PER_SET 8
 /* That was an Intel core's (Sapphire Rapids). On a Zen 3 (AVX2, 1 thread,
  * three interleaved runs, ixjit / the ceiling, none / into L1 / into L2 /
  * into L3, two tiles ahead) every prefetch paid, crowded rows too: 4096^2
@@ -527,15 +562,7 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
 static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, bool near) {
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && (p->fill_pitch || !dst_rows_adjacent(p));
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
-  const plan_operand *src = &p->operand[1];
-  int r = p->rank, count[64] = {0}, most = 0;
-  int64_t ta = ixj__plan_tile_a_extent(p) < ixj__plan_tile_edge_a(p) ? ixj__plan_tile_a_extent(p) : ixj__plan_tile_edge_a(p);
-  for (int i = 0; i < ta; i++) { /* source row i of a tile (a zip's few rows: all of a) */
-    uint64_t at = (uint64_t)ixj__plan_tile_step(src, i, p->a_inner, r - 3, r - 1);
-    int set = (int)(at * p->elem_size % 4096 / 64); /* unsigned: right mod 4096 even where it wraps */
-    if (++count[set] > most) most = count[set];
-  }
-  p->prefetch = near ? PLAN_PREFETCH_NEAR : most <= PREFETCH_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
+  p->prefetch = near ? PLAN_PREFETCH_NEAR : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
 }
 
 /* Strategy, index width, streaming and work units of a plan whose dims are

@@ -189,23 +189,34 @@ static void transposes(void **state) {
 
 /* 1- and 2-byte blocks are 16 bytes of row, stacked into each host vector
  * (4 to AVX-512's, 2 to AVX2's): the block groups' registers, never blocks of
- * a whole vector's lanes (32 x 32 bytes on AVX2 spilled: docs/cpu-path.md) */
+ * a whole vector's lanes (32 x 32 bytes on AVX2 spilled: docs/cpu-path.md);
+ * with AVX2 only where the tile's source rows spread over the L1 sets */
 static void stacked_blocks(void **state) {
   (void)state;
-  ixj_ixfun *d = parse_ok("iota 256 384"), *s = parse_ok("iota 384 256 | permute 1 0");
-  const ixj_ixfun *srcs[1] = {s};
-  for (size_t e = 1; e <= 4; e *= 2)
-    for (int vb = 32; vb <= 64; vb += 32) {
-      plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .cpu_vector_bytes = vb};
-      ixj_plan *p = malloc(sizeof *p);
-      assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-      assert_int_equal(p->strategy, PLAN_TILED);
-      assert_int_equal(p->stack, e <= 2 ? vb / 16 : 0);
-      assert_int_equal(p->micro, e <= 2 ? 16 / (int)e : vb / (int)e);
-      free(p);
-    }
-  ixj_ixfun_free(d);
-  ixj_ixfun_free(s);
+  static const struct {
+    const char *dst, *src;
+    int crowded;
+  } cases[] = {{"iota 256 384", "iota 384 256 | permute 1 0", 0},     /* a 256-element pitch */
+               {"iota 4096 256", "iota 256 4096 | permute 1 0", 1}}; /* 4096: one L1 set */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
+    const ixj_ixfun *srcs[1] = {s};
+    for (size_t e = 1; e <= 4; e *= 2)
+      for (int vb = 32; vb <= 64; vb += 32) {
+        plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .cpu_vector_bytes = vb};
+        ixj_plan *p = malloc(sizeof *p);
+        bool stacked = e <= 2 && (vb == 64 || !cases[c].crowded);
+        assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+        assert_int_equal(p->strategy, PLAN_TILED);
+        assert_int_equal(p->stack, stacked ? vb / 16 : 0);
+        assert_int_equal(p->micro, stacked ? 16 / (int)e : vb / (int)e);
+        free(p);
+      }
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+  copy_all_ways(2, "iota 256 96", "iota 96 256 | permute 1 0", "tiled"); /* 512-byte pitch: stacked with AVX2 */
+  copy_all_ways(2, "iota 2048 40", "iota 40 2048 | permute 1 0", "tiled"); /* 4 KiB: not */
 }
 
 static void strided_destinations(void **state) {
