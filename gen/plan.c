@@ -239,12 +239,12 @@ static int rows_per_l1_set(const ixj_plan *p) {
 }
 
 /* The blocks' edge V (narrowed where a tile dim is shorter: the inner dims
- * of a 6-D permute, where a block that fits beats element loops), whether
- * they stack, and the tile's edge T. */
-static void size_blocks(ixj_plan *p, const plan_request *req, int v) {
+ * of a 6-D permute, where a block that fits beats element loops, but not
+ * below the fused dim's extent `fused`), whether they stack, and the tile's
+ * edge T. */
+static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) {
   int e = (int)p->elem_size, t;
   int64_t extent_a = ixj__plan_tile_a_extent(p), extent_b = ixj__plan_tile_b_extent(p);
-  int fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
   while (v > 2 && v / 2 >= fused && (v > extent_a || v > extent_b)) v /= 2;
   /* Tiles span 32 source rows (or the fewest a block group needs: a
    * destination row piece is a whole line): the tiles go along the source's
@@ -277,9 +277,9 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v) {
 static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
   int stacked = stacked_micro(p->elem_size, fused);
-  size_blocks(p, req, stacked ? stacked : cpu_micro(req, p->elem_size));
+  size_blocks(p, req, stacked ? stacked : cpu_micro(req, p->elem_size), fused);
   if (stacked && req->cpu_vector_bytes != 64 && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET)
-    size_blocks(p, req, cpu_micro(req, p->elem_size));
+    size_blocks(p, req, cpu_micro(req, p->elem_size), fused);
   int64_t extent_a = ixj__plan_tile_a_extent(p);
   /* aligned rows: the destination's start and the stride of every dim but a
    * (the row pitch, b_inner's outer part and the dims outside the tile; a
