@@ -135,8 +135,8 @@ static void flush(emitter *e, text *t) {
 }
 
 /* Lanes of the vector a kernel moves: its vector elements, spread over
- * fill_pitch times as many lanes for a strided fill. */
-static int store_lanes(const ixj_plan *p) { return p->vector_elems * (p->fill_pitch ? p->fill_pitch : 1); }
+ * store_pitch times as many lanes for a strided fill. */
+static int store_lanes(const ixj_plan *p) { return p->vector_elems * (p->store_pitch ? p->store_pitch : 1); }
 
 static void emit_setup_pointers(emitter *e, text *t) {
   for (int o = 0; o < e->p->num_operands; o++) {
@@ -168,8 +168,9 @@ static void emit_setup_pointers(emitter *e, text *t) {
  * 1 thread): a fill 0.16 without, 0.22 at 1 KiB and at 4 KiB ahead; a copy
  * from a contiguous source 0.35 -> 0.41 (4 KiB), 8-byte elements 0.34 ->
  * 0.41, every third float 0.25 -> 0.28 (2 threads: 0.35 -> 0.38, 0.32 ->
- * 0.38, 0.24 -> 0.29). A prefetch never faults, so one past the destination's
- * end is harmless. */
+ * 0.38, 0.24 -> 0.29). Not for masked stores on Zen cores, where it cost
+ * them (gen/plan.c, choose_prefetch). A prefetch never faults, so one past
+ * the destination's end is harmless. */
 #define WRITE_PREFETCH_BYTES 4096
 static bool write_prefetch(const ixj_plan *p) { return p->prefetch && p->strategy == PLAN_GENERAL; }
 /* ahead in the order the stores go: down where the destination's innermost
@@ -181,15 +182,38 @@ static void emit_write_prefetch(text *t, const ixj_plan *p, int k) {
                    "  call void @llvm.prefetch.p0(ptr %%m%d.f, i32 1, i32 3, i32 1)\n", k, k, ahead, k);
 }
 
+/* The source's vector_elems elements at src_off, spread to every
+ * store_pitch-th lane of a store vector (the other lanes poison: the masked
+ * store leaves them). Its name is %m<k>.v. */
+static void emit_spread_load(emitter *e, text *t, int k, int src, int src_off) {
+  const ixj_plan *p = e->p;
+  int lanes = store_lanes(p);
+  name s = ref(e, src_off);
+  ixj__text_put(t, "  %%m%d.s = getelementptr %s, ptr %%bp.%d, i64 %s\n", k, e->scalar, src, s.s);
+  ixj__text_put(t, "  %%m%d.l = load <%d x %s>, ptr %%m%d.s, align %zu, !alias.scope !%d, !noalias !%d\n", k,
+                p->vector_elems, e->scalar, k, p->elem_size, MD_SRC_LIST, MD_DST_LIST);
+  ixj__text_put(t, "  %%m%d.v = shufflevector <%d x %s> %%m%d.l, <%d x %s> poison, <%d x i32> <", k, p->vector_elems,
+                e->scalar, k, p->vector_elems, e->scalar, lanes);
+  for (int l = 0; l < lanes; l++)
+    if (l % p->store_pitch) ixj__text_put(t, "%si32 poison", l ? ", " : "");
+    else ixj__text_put(t, "%si32 %d", l ? ", " : "", l / p->store_pitch);
+  ixj__text_put(t, ">\n");
+}
+
 /* dst[dst_off] = src[src_off] (src < 0: the fill value). */
 static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
-  if (src < 0 && e->p->fill_pitch) { /* every fill_pitch-th lane of one vector window: a masked store */
+  if (e->p->store_pitch) { /* every store_pitch-th lane of one vector window: a masked store */
     int k = e->tmp++, lanes = store_lanes(e->p);
     name d = ref(e, dst_off);
+    char value[24] = "%value";
+    if (src >= 0) {
+      emit_spread_load(e, t, k, src, src_off);
+      snprintf(value, sizeof value, "%%m%d.v", k);
+    }
     ixj__text_put(t, "  %%m%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, e->scalar, d.s);
-    ixj__text_put(t, "  call void @llvm.masked.store.v%d%s.p0(%s %%value, ptr %%m%d.d, i32 %zu, <%d x i1> <", lanes, e->scalar,
-                  e->elem, k, e->p->elem_size, lanes);
-    for (int l = 0; l < lanes; l++) ixj__text_put(t, "%si1 %s", l ? ", " : "", l % e->p->fill_pitch ? "false" : "true");
+    ixj__text_put(t, "  call void @llvm.masked.store.v%d%s.p0(%s %s, ptr %%m%d.d, i32 %zu, <%d x i1> <", lanes, e->scalar,
+                  e->elem, value, k, e->p->elem_size, lanes);
+    for (int l = 0; l < lanes; l++) ixj__text_put(t, "%si1 %s", l ? ", " : "", l % e->p->store_pitch ? "false" : "true");
     ixj__text_put(t, ">), !alias.scope !%d, !noalias !%d\n", MD_DST_LIST, MD_SRC_LIST);
     if (write_prefetch(e->p)) emit_write_prefetch(t, e->p, k);
     return;
@@ -457,7 +481,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
     }
   }
 
-  if (p->fill_pitch) {
+  if (p->store_pitch) {
     int lanes = store_lanes(p);
     snprintf(e->declare, sizeof e->declare, "declare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)",
              lanes, e->scalar, lanes, e->scalar, lanes);

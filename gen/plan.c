@@ -128,22 +128,29 @@ static bool all_single_lmad(const ixj_plan *p) {
   return true;
 }
 
-/* A fill of every 2nd, 3rd or 4th element of its rows (a strided view):
- * masked stores of the value spread over one host vector write only the
- * view's elements, a vector at a time, where a loop of scalar stores writes
- * one. 4- and 8-byte elements; rows a multiple of the elements per store (the
- * dispatcher's chunks then start on whole stores). Only with AVX-512, whose
- * stores take a mask register: AVX2's masked stores (vpmaskmovd/q) are
- * microcoded on AMD's cores, and on a Zen 3 a fill of every other float
- * (4096 x 8192, 1 thread) wrote 1.5 GB/s by them against 3.9-4.4 by scalar
- * stores, and 3.9 against 4.6-5.2 with the write prefetch of both
- * (docs/cpu-path.md). */
-static void choose_fill_pitch(ixj_plan *p, const plan_request *req) {
+/* A fill or copy into every 2nd, 3rd or 4th element of the destination's
+ * rows (a strided view) by masked stores: vector_elems elements (the fill
+ * value, or a vector load of the source's contiguous row) spread over one
+ * host vector write only the view's elements, a vector at a time, where a
+ * loop of scalar stores writes one. 4- and 8-byte elements; rows a multiple
+ * of the elements per store (the dispatcher's chunks then start on whole
+ * stores); a copy's source runs with unit stride along the row. Only with
+ * AVX-512, whose stores take a mask register: AVX2's masked stores
+ * (vpmaskmovd/q) are microcoded on AMD's cores, and on a Zen 3 a fill of
+ * every other float (4096 x 8192, 1 thread) wrote 1.5 GB/s by them against
+ * 3.9-4.4 by scalar stores, and 3.9 against 4.6-5.2 with the write prefetch
+ * of both (docs/cpu-path.md). On a Zen 4 (AVX-512) a C harness copied a
+ * 4096^2 float array into every other column at 16.5-17.3 GB/s by masked
+ * stores, 13.4-13.8 by scalar stores with the write prefetch. */
+static void choose_store_pitch(ixj_plan *p, const plan_request *req) {
   const plan_operand *dst = &p->operand[0];
   int last = p->rank - 1, bytes = 64;
   int64_t s = dst->stride[last];
-  if (req->cpu_vector_bytes != 64) return;
+  if (req->gpu || req->cpu_vector_bytes != 64 || p->strategy != PLAN_GENERAL || p->vector_elems != 1) return;
+  if (p->op != IXJ_OP_FILL && p->op != IXJ_OP_COPY) return;
   if ((p->elem_size != 4 && p->elem_size != 8) || s < 2 || s > 4 || dst->rotate[last]) return;
+  if (p->op == IXJ_OP_COPY && (p->operand[1].num_tail || p->operand[1].stride[last] != 1 || p->operand[1].rotate[last]))
+    return;
   int lanes = bytes / (int)p->elem_size, per_store = (int)(lanes / s);
   if (per_store < 2) return;
   while (per_store & (per_store - 1)) per_store--; /* a power of two, as the dispatcher's chunk alignment */
@@ -151,7 +158,7 @@ static void choose_fill_pitch(ixj_plan *p, const plan_request *req) {
   for (int j = 0; j < last; j++)
     if (dst->rotate[j]) return;
   p->vector_elems = per_store;
-  p->fill_pitch = (int)s;
+  p->store_pitch = (int)s;
   p->vector_bytes = bytes;
 }
 
@@ -353,10 +360,6 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
   }
   /* a destination whose smallest stride is not 1 still gains from tiles: the
    * source is read along its unit dim instead of across it */
-  if (p->op == IXJ_OP_FILL && !req->gpu) {
-    choose_fill_pitch(p, req);
-    return;
-  }
   if (p->op != IXJ_OP_COPY || r < 2 || dst->stride[last] == 0 || dst->rotate[last]) return;
   /* the source's unit-stride dim becomes dim r-2: tile (r-2, r-1) */
   for (int q = last - 1; q >= 0; q--) {
@@ -531,9 +534,9 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
 }
 
 /* On a CPU, out of cache: whether the kernel prefetches. A general kernel
- * whose stores write parts of lines (a fill by masked stores, a destination
- * whose rows are not of adjacent elements) does, each line ahead for
- * writing. TILED: whether blocks prefetch their source rows two tiles ahead
+ * whose stores write parts of lines (a destination whose rows are not of
+ * adjacent elements, by scalar or masked stores) does, each line ahead for
+ * writing, but for masked stores on Zen cores (below). TILED: whether blocks prefetch their source rows two tiles ahead
  * (emit_llvm.c); not where more than 8 of a tile's source rows fall on one
  * set of a 4 KiB-period L1 (x86's L1 data caches: 64 sets of 8 or 12
  * ways), as a row pitch that is a multiple of 4 KiB puts every row
@@ -557,12 +560,18 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
  * threads, two tiles ahead -> one): 4096^2 floats 0.40-0.52 -> 0.59-0.63 /
  * 0.56 -> 0.76, NCHW -> NHWC 0.56-0.58 -> 0.66-0.67 / 0.55 -> 0.72, 2880^2
  * doubles 0.50-0.64 -> 0.65-0.72 / 0.59 -> 0.76, 2048^2 16-byte and 4160^2
- * floats the same. So on AMD's Zen cores (the request's cpu_prefetch_near,
- * from the CPU's name) every streamed transpose prefetches one tile ahead. */
-static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, bool near) {
-  p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && (p->fill_pitch || !dst_rows_adjacent(p));
+ * floats the same. So on AMD's Zen cores (the request's cpu_zen_prefetch,
+ * from the CPU's name) every streamed transpose prefetches one tile ahead.
+ * On a Zen 4 (AVX-512) the write prefetch cost the masked stores (every
+ * other float of 4096 x 8192, three alternations, 1 / 2 threads, GB/s with
+ * -> without): a copy from a contiguous source 8.4-13.0 -> 15.2-17.6 /
+ * 16.0-17.0 -> 19.6-24.5, a fill 8.6-11.3 -> 9.9-12.4 / 11.5-13.1 ->
+ * 12.9-13.4; scalar stores still gain from it there (a C harness, the copy
+ * 9.0-9.5 -> 13.4-13.8 GB/s). So Zen's masked stores go without. */
+static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, bool zen) {
+  p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p) && !(zen && p->store_pitch);
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
-  p->prefetch = near ? PLAN_PREFETCH_NEAR : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
+  p->prefetch = zen ? PLAN_PREFETCH_NEAR : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
 }
 
 /* Strategy, index width, streaming and work units of a plan whose dims are
@@ -574,6 +583,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
     for (int o = 0; o < p->num_operands; o++) p->operand[o].stride[0] = p->operand[o].rotate[0] = 0;
   }
   choose_strategy(p, req);
+  choose_store_pitch(p, req);
   choose_row_lanes(p, req);
   /* 32-bit index arithmetic when every dividend fits comfortably */
   bool narrow = p->count <= INT32_MAX;
@@ -601,7 +611,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
   if (p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p)) p->nontemporal = 0;
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
-  choose_prefetch(p, req->gpu, out_of_cache, req->cpu_prefetch_near != 0);
+  choose_prefetch(p, req->gpu, out_of_cache, req->cpu_zen_prefetch != 0);
 }
 
 /* Part k's copy plan: the destination restricted to the input's slice along
@@ -755,8 +765,8 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
   ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d tile_a=%d span=%d"
-                   " super=%dx%d prefetch=%d fill_pitch=%d row_lanes=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
-                   p->zip, p->unzip, p->stack, p->staged, p->tile_a, p->span, p->super_a, p->super_b, p->prefetch, p->fill_pitch,
+                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
+                   p->zip, p->unzip, p->stack, p->staged, p->tile_a, p->span, p->super_a, p->super_b, p->prefetch, p->store_pitch,
                    p->row_lanes, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);

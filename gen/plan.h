@@ -65,8 +65,9 @@ typedef struct ixj_plan {
   plan_strategy strategy;
   int index_bits;   /* 32 or 64: width of the index arithmetic */
   int vector_elems; /* elements per vector access in the inner loop (1: scalar) */
-  int fill_pitch;   /* CPU fill of a destination whose innermost stride is 2..4: masked vector stores
-                       of vector_elems elements spread over vector_elems * fill_pitch lanes (0: none) */
+  int store_pitch;  /* CPU fill, or copy from a source of unit inner stride, into a destination whose
+                       innermost stride is 2..4: masked vector stores of vector_elems elements spread
+                       over vector_elems * store_pitch lanes (0: none) */
   int nontemporal;  /* streaming stores for outputs larger than the last-level cache */
   int rank;         /* iteration dims (>= 1 unless EMPTY) */
   int64_t shape[IXJ_MAX_RANK];
@@ -108,9 +109,9 @@ typedef struct ixj_plan {
   int prefetch;     /* CPU, streamed: the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
                        prefetch each source row into L1, two tiles ahead (PLAN_PREFETCH_FAR; not where the tile's
                        source rows crowd one L1 set), or one tile ahead, crowded or not (PLAN_PREFETCH_NEAR, where
-                       the request's cpu_prefetch_near says so) (see choose_prefetch); GENERAL, storing parts of
-                       lines (a fill by masked stores, a strided destination): each store's line ahead, for
-                       writing (1) */
+                       the request's cpu_zen_prefetch says so) (see choose_prefetch); GENERAL, storing parts of
+                       lines (a strided destination, by scalar stores, or by masked ones but on Zen cores):
+                       each store's line ahead, for writing (1) */
   int asm_regs;     /* CPU: the vector registers a transpose block's shuffle network may use as one inline-asm
                        statement (the request's cpu_asm_regs); 0: IR shuffles */
   int num_operands; /* dst first; fill: dst + value */
@@ -133,8 +134,9 @@ typedef struct plan_request {
   bool gpu;                    /* CUDA: 16-byte vectors, 32x32 (16x16 for wide elements) shared-memory tiles */
   int cpu_vector_bytes;        /* the host's widest vector register: 64 with AVX-512, else 32 (0: 32) */
   int cpu_asm_regs;            /* vector registers the target lets inline-asm shuffles use (0: none, IR shuffles) */
-  int cpu_prefetch_near;       /* a streamed transpose prefetches its source rows one tile ahead, even where they
-                                  crowd one L1 set (AMD's Zen cores; 0: two tiles ahead where they do not) */
+  int cpu_zen_prefetch;        /* AMD's Zen cores: a streamed transpose prefetches its source rows one tile ahead,
+                                  even where they crowd one L1 set (0: two tiles ahead where they do not), and
+                                  masked stores take no write prefetch (0: they do) */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */

@@ -89,8 +89,8 @@ static int asm_regs(int vector_bytes, size_t stream_from) {
   return vector_bytes == 32 && __builtin_cpu_supports("avx2") ? 16 : 0;
 }
 
-/* plan_request.cpu_prefetch_near of the cases check() runs */
-static int prefetch_near;
+/* plan_request.cpu_zen_prefetch of the cases check() runs */
+static int zen_prefetch;
 
 /* One case at one vector width and cache size: JIT, run, compare. */
 static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, int num_srcs, const char *const *src_text,
@@ -120,7 +120,7 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
   plan_request req = {.op = op, .elem_size = elem, .dst = dst, .num_srcs = num_srcs,
                       .srcs = (const ixj_ixfun *const *)srcs, .cat_axis = axis, .pointers = ptrs,
                       .last_level_cache = stream_from, .cpu_vector_bytes = vector_bytes,
-                      .cpu_asm_regs = asm_regs(vector_bytes, stream_from), .cpu_prefetch_near = prefetch_near};
+                      .cpu_asm_regs = asm_regs(vector_bytes, stream_from), .cpu_zen_prefetch = zen_prefetch};
   ixj_plan *p = malloc(sizeof *p);
   if (ixj__plan_build(&req, p, &err) != IXJ_OK) fail_msg("%s: plan: %s", dst_text, err.message);
   if (strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
@@ -322,39 +322,64 @@ static void cat_parts(void **state) {
   for (size_t mis = 0; mis <= 8; mis += 8) check(IXJ_OP_CAT, 8, 0, "iota 200 128", 3, outer, 64, 65536, mis, "cat_parts");
 }
 
-/* Fills of strided views: masked stores for pitches 2..4 (4- and 8-byte
- * elements, AVX-512), scalar stores otherwise. */
-static void strided_fills(void **state) {
+/* Fills of strided views, and copies from a source of unit inner stride
+ * into them: masked stores for pitches 2..4 (4- and 8-byte elements,
+ * AVX-512), scalar stores otherwise (other sizes and pitches, rows that are
+ * no whole number of stores, a source read across its rows). */
+static void strided_stores(void **state) {
   (void)state;
   static const char *views[] = {"iota 64 256 | slice : ::2", "iota 30 96 | slice ::-1 1::3", "iota 3 20 128 | slice : : ::4",
                                 "iota 20 100 | slice : ::5", "iota 17 34 | slice : ::2"};
-  for (int vb = 32; vb <= 64; vb += 32)
-    for (size_t e = 1; e <= 16; e *= 2)
-      for (size_t v = 0; v < sizeof views / sizeof *views; v++)
-        for (size_t stream = 0; stream < 2; stream++) /* streamed: the masked stores prefetch for writing */
-          for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_FILL, e, 0, views[v], 0, NULL, vb, stream, mis, "general");
+  static const char *copies[][2] = {{"iota 64 256 | slice : ::2", "iota 64 128"},
+                                    {"iota 30 96 | slice ::-1 1::3", "iota 30 32"},
+                                    {"iota 3 20 128 | slice : : ::4", "iota 3 20 32"},
+                                    {"iota 3 20 128 | slice : : ::4", "iota 20 3 64 | permute 1 0 2 | slice : : 1::2"},
+                                    {"iota 17 34 | slice : ::2", "iota 17 17"},
+                                    {"iota 24 80 | slice : ::-2", "iota 24 40"},
+                                    {"iota 20 100 | slice : ::5", "iota 20 20"}};
+  for (int zen = 0; zen <= 1; zen++)
+    for (int vb = 32; vb <= 64; vb += 32)
+      for (size_t e = 1; e <= 16; e *= 2)
+        for (size_t stream = 0; stream < 2; stream++) /* streamed: the stores prefetch for writing */
+          for (size_t mis = 0; mis <= e; mis += e) {
+            if (zen && !(vb == 64 && stream)) continue; /* Zen's rule: masked stores, streamed */
+            zen_prefetch = zen;
+            for (size_t v = 0; v < sizeof views / sizeof *views; v++)
+              check(IXJ_OP_FILL, e, 0, views[v], 0, NULL, vb, stream, mis, "general");
+            for (size_t v = 0; v < sizeof copies / sizeof *copies; v++)
+              check(IXJ_OP_COPY, e, 0, copies[v][0], 1, &copies[v][1], vb, stream, mis, "general");
+          }
+  zen_prefetch = 0;
   /* the masked path is the one taken where it can be (AVX-512: AVX2's masked
    * stores are microcoded on AMD's cores, so there scalar stores); streamed,
-   * each store prefetches a line ahead for writing */
-  ixj_ixfun *f = parse_ok(views[0]);
-  for (int vb = 32; vb <= 64; vb += 32)
-    for (size_t stream = 0; stream < 2; stream++) {
-      plan_request req = {.op = IXJ_OP_FILL, .elem_size = 4, .dst = f, .cpu_vector_bytes = vb, .last_level_cache = stream};
-      ixj_plan *p = malloc(sizeof *p);
-      char *ir = NULL;
-      assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-      assert_int_equal(p->fill_pitch, vb == 64 ? 2 : 0);
-      assert_int_equal(p->vector_elems, vb == 64 ? 8 : 1);
-      assert_int_equal(p->nontemporal, 0); /* parts of lines, plain: never streaming stores (strided_destination_streams) */
-      assert_int_equal(p->prefetch, (int)stream);
-      assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
-      assert_int_equal(strstr(ir, "@llvm.masked.store") != NULL, vb == 64);
-      assert_int_equal(strstr(ir, "call void @llvm.prefetch.p0(ptr %") != NULL, (int)stream); /* rw = 1: for writing */
-      assert_int_equal(strstr(ir, "i32 1, i32 3, i32 1)") != NULL, (int)stream);
-      free(ir);
-      free(p);
-    }
+   * each store prefetches a line ahead for writing, but for masked ones on
+   * Zen cores */
+  ixj_ixfun *f = parse_ok(views[0]), *s = parse_ok(copies[0][1]);
+  for (int op = 0; op < 2; op++)
+    for (int zen = 0; zen <= 1; zen++)
+      for (int vb = 32; vb <= 64; vb += 32)
+        for (size_t stream = 0; stream < 2; stream++) {
+          plan_request req = {.op = op ? IXJ_OP_COPY : IXJ_OP_FILL, .elem_size = 4, .dst = f, .num_srcs = op,
+                              .srcs = (const ixj_ixfun *const *)&s, .cpu_vector_bytes = vb, .last_level_cache = stream,
+                              .cpu_zen_prefetch = zen};
+          ixj_plan *p = malloc(sizeof *p);
+          char *ir = NULL;
+          bool masked = vb == 64, prefetch = stream && !(zen && masked);
+          assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+          assert_int_equal(p->store_pitch, masked ? 2 : 0);
+          assert_int_equal(p->vector_elems, masked ? 8 : 1);
+          assert_int_equal(p->nontemporal, 0); /* parts of lines, plain: never streaming stores (strided_destination_streams) */
+          assert_int_equal(p->prefetch, (int)prefetch);
+          assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+          assert_int_equal(strstr(ir, "@llvm.masked.store") != NULL, masked);
+          assert_int_equal(strstr(ir, "load <8 x i32>") != NULL, masked && op); /* the source's row, spread */
+          assert_int_equal(strstr(ir, "call void @llvm.prefetch.p0(ptr %") != NULL, prefetch); /* rw = 1: for writing */
+          assert_int_equal(strstr(ir, "i32 1, i32 3, i32 1)") != NULL, prefetch);
+          free(ir);
+          free(p);
+        }
   ixj_ixfun_free(f);
+  ixj_ixfun_free(s);
 }
 
 /* Fills of reversed, rotated and chained views: the plan fills the set of
@@ -548,13 +573,13 @@ static void source_prefetch(void **state) {
               {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1}, /* NCHW -> NHWC, 1 KiB planes */
               {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0},  /* 4 KiB planes */
               {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1}};  /* a zip: 3 rows, all of a */
-  /* Zen cores (cpu_prefetch_near): every streamed one, one tile ahead */
+  /* Zen cores (cpu_zen_prefetch): every streamed one, one tile ahead */
   for (int near = 0; near <= 1; near++)
     for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
       ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
       const ixj_ixfun *srcs[1] = {s};
       plan_request req = {.op = IXJ_OP_COPY, .elem_size = want[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
-                          .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = 64, .cpu_prefetch_near = near};
+                          .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = 64, .cpu_zen_prefetch = near};
       ixj_plan *p = malloc(sizeof *p);
       char *ir = NULL, ahead[64];
       assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
@@ -576,7 +601,7 @@ static void source_prefetch(void **state) {
       ixj_ixfun *d = parse_ok("iota 1040 1040"), *s = parse_ok("iota 1040 1040 | permute 1 0");
       const ixj_ixfun *srcs[1] = {s};
       plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .last_level_cache = 1,
-                          .cpu_vector_bytes = 32, .cpu_prefetch_near = near};
+                          .cpu_vector_bytes = 32, .cpu_zen_prefetch = near};
       ixj_plan *p = malloc(sizeof *p);
       char *ir = NULL;
       assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
@@ -592,7 +617,7 @@ static void source_prefetch(void **state) {
   ixj_ixfun *d = parse_ok("iota 1024 2048"), *s0 = parse_ok("iota 1024 1024"), *s1 = parse_ok("iota 1024 1024 | permute 1 0");
   const ixj_ixfun *srcs[2] = {s0, s1};
   plan_request req = {.op = IXJ_OP_CAT, .elem_size = 4, .dst = d, .num_srcs = 2, .srcs = srcs, .cat_axis = 1,
-                      .last_level_cache = 1, .cpu_vector_bytes = 32, .cpu_prefetch_near = 1};
+                      .last_level_cache = 1, .cpu_vector_bytes = 32, .cpu_zen_prefetch = 1};
   ixj_plan *cat = malloc(sizeof *cat), *part = malloc(sizeof *part);
   assert_int_equal(ixj__plan_build(&req, cat, NULL), IXJ_OK);
   assert_int_equal(cat->strategy, PLAN_CAT_PARTS);
@@ -604,15 +629,15 @@ static void source_prefetch(void **state) {
   ixj_ixfun_free(d);
   ixj_ixfun_free(s0);
   ixj_ixfun_free(s1);
-  for (prefetch_near = 0; prefetch_near <= 1; prefetch_near++) {
+  for (zen_prefetch = 0; zen_prefetch <= 1; zen_prefetch++) {
     copy_all_ways(4, "iota 1024 64", "iota 64 1024 | permute 1 0", "tiled"); /* 4 KiB pitch, streamed: none, or near */
     copy_all_ways(1, "iota 300 270", "iota 270 300 | permute 1 0", "tiled"); /* stacked, with edges */
   }
-  prefetch_near = 0;
+  zen_prefetch = 0;
 }
 
 /* The CPU's name decides: one tile ahead on AMD's Zen cores. */
-static void prefetch_near_by_cpu(void **state) {
+static void zen_prefetch_by_cpu(void **state) {
   (void)state;
   static const struct {
     const char *cpu;
@@ -621,18 +646,18 @@ static void prefetch_near_by_cpu(void **state) {
   for (size_t c = 0; c < sizeof cpus / sizeof *cpus; c++) {
     const jit_cpu *other = NULL;
     assert_int_equal(ixj__jit_llvm_cpu(jit, cpus[c].cpu, &other, NULL), IXJ_OK);
-    if (other) assert_int_equal(other->prefetch_near, cpus[c].want);
-    else assert_int_equal(ixj__jit_llvm_prefetch_near(jit), cpus[c].want); /* the host itself */
+    if (other) assert_int_equal(other->zen_prefetch, cpus[c].want);
+    else assert_int_equal(ixj__jit_llvm_zen_prefetch(jit), cpus[c].want); /* the host itself */
   }
 }
 
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
-                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_fills),
+                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(prefetch_near_by_cpu),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_prefetch_by_cpu),
                                      cmocka_unit_test(strided_destination_streams)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
