@@ -286,12 +286,64 @@ static const char *body(const text *t) { return t->buf ? t->buf : ""; }
 #define OPAQUE_COPY(v) "  " v ".o = call i64 asm \"\", \"=r,0\"(i64 " v ") nounwind memory(none)"
 static bool opaque_inner_iv(const ixj_plan *p) { return p->row_lanes > 0 || p->vector_elems > 1; }
 
-enum { EW_ALLOCAS, EW_SETUP, EW_ROW, EW_VSETUP, EW_VECTOR, EW_INNER, EW_CARRY, EW_PARTS };
+enum { EW_ALLOCAS, EW_SETUP, EW_ROW, EW_VSETUP, EW_VECTOR, EW_INNER, EW_CARRY, EW_BRANCH, EW_GROUP, EW_PARTS };
 
 static int log2_of(size_t n) {
   int k = 0;
   while (((size_t)1 << k) < n) k++;
   return k;
+}
+
+/* A group of plan.row_group rows (plan.c, choose_row_group): where the
+ * chunk's next point starts a row whose group digit (dim rank-2) is a
+ * multiple of the group and the chunk holds the group whole, the rows move
+ * together, the 64 bytes at %g of each in turn (a whole line where the row
+ * starts on one), and the odometer steps by the group; elsewhere the row
+ * takes the plain path. branch ends row.body;
+ * group gets the blocks `group` and `group.done`. */
+static void emit_row_group(emitter *e, text *branch, text *group, const int *row_off) {
+  const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
+  int last = p->rank - 1, w = p->row_group, per_line = PLAN_ROW_GROUP_STEP_BYTES / (p->vector_elems * (int)p->elem_size);
+  long long rows = (long long)w * p->shape[last];
+  ixj__text_put(branch, "  %%grp.m = and %s %%dl.%d, %d\n  %%grp.a = icmp eq %s %%grp.m, 0\n", e->it, last - 1, w - 1, e->it);
+  ixj__text_put(branch, "  %%grp.b = icmp eq i64 %%istart64, 0\n  %%grp.c = icmp uge i64 %%chunkleft, %lld\n", rows);
+  ixj__text_put(branch, "  %%grp.ab = and i1 %%grp.a, %%grp.b\n  %%grp.ok = and i1 %%grp.ab, %%grp.c\n");
+  ixj__text_put(branch, "  br i1 %%grp.ok, label %%group, label %%seg\n");
+
+  ixj__text_put(group, "group:\n  %%g = phi i64 [ 0, %%row.body ], [ %%g.next, %%group ]\n%s\n", OPAQUE_COPY("%g"));
+  int g = input(e, IPROG_S64, "%%g.o", 0);
+  int64_t no_rotation = 0;
+  for (int k = 0; k < w; k++) {
+    int row = ixj__iprog_const(&lw->prog, lw->index, k), base[2];
+    for (int o = 0; o < 2; o++)
+      base[o] = ixj__lower_offset(lw, row_off[o], 1, &row, &p->operand[o].stride[last - 1], &no_rotation, &p->shape[last - 1]);
+    for (int v = 0; v < per_line; v++) {
+      int at = v ? ixj__iprog_emit(&lw->prog, IOP_ADD, IPROG_S64, IPROG_NUW | IPROG_NSW, g,
+                                   ixj__iprog_const_s64(&lw->prog, (int64_t)v * p->vector_elems), -1, 0)
+                 : g, off[2];
+      for (int o = 0; o < 2; o++)
+        off[o] = ixj__lower_offset(lw, base[o], 1, &at, &p->operand[o].stride[last], &p->operand[o].rotate[last], &p->shape[last]);
+      flush(e, group);
+      emit_move(e, group, off[0], 1, off[1]);
+    }
+  }
+  ixj__text_put(group, "  %%g.next = add nuw nsw i64 %%g.o, %d\n  %%gcont = icmp ult i64 %%g.next, %lld\n",
+                p->vector_elems * per_line, (long long)p->shape[last]);
+  ixj__text_put(group, "  br i1 %%gcont, label %%group, label %%group.done\n\ngroup.done:\n");
+  ixj__text_put(group, "  %%lin.g = add i64 %%lin, %lld\n  store i64 %%lin.g, ptr %%lin.addr\n", rows);
+  int cur[IXJ_MAX_RANK], next[IXJ_MAX_RANK];
+  for (int j = 0; j < last; j++) {
+    ixj__text_put(group, "  %%gc.%d = load %s, ptr %%d.%d.addr\n", j, e->it, j);
+    cur[j] = input(e, lw->index, "%%gc.%d", j);
+  }
+  ixj__lower_odometer(lw, last, cur, p->shape, w, next);
+  flush(e, group);
+  for (int j = 0; j < last; j++) {
+    name d = ref(e, next[j]);
+    ixj__text_put(group, "  store %s %s, ptr %%d.%d.addr\n", e->it, d.s, j);
+  }
+  ixj__text_put(group, "  br label %%row\n");
 }
 
 /* The aligned vector loops of a row (plan.row_lanes): a range [%vbeg.k,
@@ -408,6 +460,8 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
                                    x->rotate, p->shape);
   }
   flush(e, &part[EW_ROW]);
+  if (p->row_group) emit_row_group(e, &part[EW_BRANCH], &part[EW_GROUP], row_off);
+  else ixj__text_put(&part[EW_BRANCH], "  br label %%seg\n");
   if (p->row_lanes) emit_row_vectors(e, &part[EW_VSETUP], &part[EW_VECTOR], row_off[0], row_off[1]);
   else
     for (int k = 0; k < 2; k++)
@@ -512,6 +566,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
                         "ALLOCAS", body(&part[EW_ALLOCAS]), "SETUP", body(&part[EW_SETUP]),
                         "INNER_EXTENT", extent, "ROW_SETUP", body(&part[EW_ROW]), "INNER", body(&part[EW_INNER]),
                         "VECTOR_SETUP", body(&part[EW_VSETUP]), "VECTOR", body(&part[EW_VECTOR]), "LANES", lanes,
+                        "ROW_BRANCH", body(&part[EW_BRANCH]), "GROUP", body(&part[EW_GROUP]),
                         "NO_VECTORS", p->row_lanes ? "false" : "true",
                         "INNER_IV", opaque_inner_iv(p) ? OPAQUE_COPY("%i") : "  %i.o = add i64 %i, 0", "MD_SEGMENTS", segments,
                         "ATTRIBUTES", attributes,

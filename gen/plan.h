@@ -58,6 +58,8 @@ enum { PLAN_PREFETCH_FAR = 1, PLAN_PREFETCH_NEAR = 2 };
 
 /* plan.staged: how a staged tile's partial lines are stored */
 enum { PLAN_STAGED_MASKED = 1, PLAN_STAGED_BYTES = 2 };
+/* plan.row_group: each row of a group moves this many bytes in turn (a line) */
+#define PLAN_ROW_GROUP_STEP_BYTES 64
 
 typedef struct ixj_plan {
   ixj_op_kind op;
@@ -78,6 +80,9 @@ typedef struct ixj_plan {
   int vector_bytes; /* TILED on a CPU: bytes per vector of the micro-kernel */
   int row_lanes;    /* GENERAL copy on a CPU whose rows are contiguous in the destination: lanes of the
                        aligned vector loop in the middle of each row (0: none) */
+  int row_group;    /* INNER_CONTIGUOUS copy on a CPU, streamed, of short rows: this many rows (along dim
+                       rank-2) move together, a vector of each in turn, wherever a chunk holds them whole
+                       (0: a row at a time) */
   int dst_aligned;  /* TILED on a CPU: every destination row of a micro-block starts on a vector boundary */
   int b_inner;      /* TILED on a CPU: 0, or the b dim is dims (rank-3, rank-2) fused: contiguous in the
                        source, rank-2 of this extent (a power of two dividing micro) */

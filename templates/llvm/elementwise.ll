@@ -31,7 +31,7 @@ row.body:
   %iend = add i64 %istart64, %cnt
 @@ROW_SETUP@@
 @@VECTOR_SETUP@@
-  br label %seg
+@@ROW_BRANCH@@
 
 seg: ; a plain segment; then vector range %seg.k, if any is left
   %seg.i = phi i64 [ %istart64, %row.body ], [ %vk.end, %vector.done ]
@@ -79,6 +79,7 @@ vector:
 vector.done:
   br label %seg, !llvm.loop !@@MD_SEGMENTS@@
 
+@@GROUP@@
 row.next:
   %lin.next = add i64 %lin, %cnt
   store i64 %lin.next, ptr %lin.addr

@@ -382,6 +382,54 @@ static void strided_stores(void **state) {
   ixj_ixfun_free(s);
 }
 
+/* Streamed copies of contiguous rows far apart in the source move groups of
+ * rows together on Zen cores (plan.row_group): rows of one to sixteen lines,
+ * a group dim that is or is not a multiple of the group, an odometer carry
+ * into outer dims, rows next to each other (no group); check()'s chunks start
+ * mid-row and mid-group, so both paths run. */
+static void row_groups(void **state) {
+  (void)state;
+  static const char *copies[][2] = {{"iota 6 16 64", "iota 16 6 64 | permute 1 0 2"},
+                                    {"iota 5 24 32", "iota 24 5 32 | permute 1 0 2"},
+                                    {"iota 3 8 40", "iota 8 3 40 | permute 1 0 2"},
+                                    {"iota 4 10 64", "iota 10 4 64 | permute 1 0 2"},
+                                    {"iota 2 3 16 64", "iota 3 16 2 64 | permute 2 0 1 3"},
+                                    {"iota 8 64", "iota 8 80 | slice : :64"}};
+  for (int zen = 0; zen <= 1; zen++)
+    for (int vb = 32; vb <= 64; vb += 32)
+      for (size_t e = 1; e <= 16; e *= 2)
+        for (size_t stream = 0; stream < 2; stream++)
+          for (size_t mis = 0; mis <= e; mis += e) {
+            zen_prefetch = zen;
+            for (size_t v = 0; v < sizeof copies / sizeof *copies; v++)
+              check(IXJ_OP_COPY, e, 0, copies[v][0], 1, &copies[v][1], vb, stream, mis, "inner_contiguous");
+          }
+  zen_prefetch = 0;
+  /* where the group is chosen: Zen, streamed, vectors, whole lines, a group dim of whole groups */
+  static const struct {
+    int copy, zen, stream;
+    size_t elem;
+    int want;
+  } cases[] = {{0, 1, 1, 4, 4}, {0, 0, 1, 4, 0}, {0, 1, 0, 4, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 2, 4}, {2, 1, 1, 4, 0},
+               {2, 1, 1, 8, 4}, {3, 1, 1, 4, 0}, {4, 1, 1, 4, 4}, {5, 1, 1, 4, 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ixj_ixfun *d = parse_ok(copies[cases[c].copy][0]), *s = parse_ok(copies[cases[c].copy][1]);
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = cases[c].elem, .dst = d, .num_srcs = 1,
+                        .srcs = (const ixj_ixfun *const *)&s, .cpu_vector_bytes = 64,
+                        .last_level_cache = (size_t)cases[c].stream, .cpu_zen_prefetch = cases[c].zen};
+    ixj_plan *p = malloc(sizeof *p);
+    char *ir = NULL;
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->row_group, cases[c].want);
+    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+    assert_int_equal(strstr(ir, "group.done:") != NULL, cases[c].want != 0);
+    free(ir);
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+}
+
 /* Fills of reversed, rotated and chained views: the plan fills the set of
  * offsets the view covers in its own order (reversed dims forward, no
  * rotation), so a reversed or rolled contiguous view is a contiguous fill. */
@@ -654,7 +702,7 @@ static void zen_prefetch_by_cpu(void **state) {
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
-                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores),
+                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_prefetch_by_cpu),
