@@ -487,7 +487,16 @@ static void choose_row_group(ixj_plan *p, const plan_request *req) {
  * 2830 doubles 0.29-0.38 -> 0.46-0.53, 5700 x 5701 halves the same; but in
  * cache 1000^2 floats ran at 0.4-0.6x and 362^2 doubles at 0.55x staged (the
  * flush's line loads span two of the blocks' 32-byte stores, which cannot
- * forward to them), so there only streamed tiles stage. */
+ * forward to them), so there only streamed tiles stage.
+ *
+ * A Zen 4 (AVX-512, whose 64-byte stores it executes as two halves) showed
+ * the same in cache: staged T x T tiles ran slower than unstaged ones
+ * (GB/s, 1 thread, two alternations: 500^2 floats 28-32 -> 47-49, 1000^2
+ * 21-27 -> 39-60, 724^2 28-33 -> 46-49, 250^2 32 -> 40-47, 362^2 doubles 33
+ * -> 67-73, 500^2 doubles 34 -> 54-70), while tiles spanning NHWC's 240-byte
+ * rows gained (4 x 60 x 60 x 60 floats 26-28 -> 38) and 400-byte rows held
+ * (100^2 floats, 45-50 both). So on Zen cores (the request's
+ * cpu_zen_prefetch) a tile stages in cache only where it spans its rows. */
 static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
   bool in_cache = !p->nontemporal && (p->elem_size == 4 || p->elem_size == 8) && cpu_vector_bytes == 64;
   bool staged = p->strategy == PLAN_TILED && p->micro && (p->nontemporal || in_cache) && !p->dst_aligned && !p->zip &&
@@ -530,11 +539,12 @@ static int super_width(uint64_t n) {
  * wide 1.02-1.30x; twice as wide at 4 and 8 bytes (halo a half and a
  * quarter) 0.76-0.92x. */
 #define WIDE_TILES 4
-static void stage_tiles(ixj_plan *p, int cpu_vector_bytes) {
-  p->staged = staged_rows(p, cpu_vector_bytes);
+static void stage_tiles(ixj_plan *p, const plan_request *req) {
+  p->staged = staged_rows(p, req->cpu_vector_bytes);
   int64_t a = ixj__plan_tile_a_extent(p);
   p->span = p->staged && !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == a &&
             a * (int64_t)p->elem_size <= (p->nontemporal ? SPAN_BYTES : SPAN_BYTES_IN_CACHE);
+  if (p->staged && !p->nontemporal && !p->span && req->cpu_zen_prefetch) p->staged = 0; /* Zen, in cache: above */
   bool wide = p->staged && !p->span && p->tile * (int64_t)p->elem_size == 64 && a >= 2 * WIDE_TILES * p->tile;
   p->tile_a = p->span ? (int)a : wide ? WIDE_TILES * p->tile : 0;
 }
@@ -637,7 +647,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
   bool out_of_cache = !req->gpu && stream_from && (uint64_t)p->count * p->elem_size > stream_from;
   if (out_of_cache) p->nontemporal = 1;
   /* tiles stream only whole lines: rows on line boundaries, or staged */
-  stage_tiles(p, req->cpu_vector_bytes);
+  stage_tiles(p, req);
   if (p->strategy == PLAN_TILED && !p->dst_aligned && !p->staged) p->nontemporal = 0;
   /* an element loop streams only into rows of adjacent elements: a streaming
    * store to every other element leaves each line's write-combining buffer
@@ -719,6 +729,7 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
   }
   p->num_parts = n;
   p->part_vector_bytes = req->cpu_vector_bytes;
+  p->part_zen_prefetch = req->cpu_zen_prefetch;
   p->strategy = PLAN_CAT_PARTS;
   p->vector_elems = align; /* the dispatcher's chunk alignment */
   p->index_bits = 64;
@@ -728,14 +739,15 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
 
 ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *err) {
   IXJ_ASSERT(err, cat->strategy == PLAN_CAT_PARTS && k >= 0 && k < cat->num_parts);
-  plan_request r = {.op = IXJ_OP_COPY, .elem_size = cat->elem_size, .cpu_vector_bytes = cat->part_vector_bytes};
+  plan_request r = {.op = IXJ_OP_COPY, .elem_size = cat->elem_size, .cpu_vector_bytes = cat->part_vector_bytes,
+                    .cpu_zen_prefetch = cat->part_zen_prefetch};
   build_part(cat, k, &r, NULL, out);
   /* what the pointers and the cache size decided, as recorded */
   out->vector_elems = cat->part[k].vector_elems;
   out->dst_aligned = cat->part[k].dst_aligned;
   out->nontemporal = cat->part[k].nontemporal;
   if (out->strategy == PLAN_TILED) { /* staging and the walk as planned with them */
-    stage_tiles(out, cat->part_vector_bytes);
+    stage_tiles(out, &r);
     tile_work(out, false);
   }
   out->prefetch = cat->part[k].prefetch;
@@ -806,7 +818,8 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
                    p->zip, p->unzip, p->stack, p->staged, p->tile_a, p->span, p->super_a, p->super_b, p->prefetch, p->store_pitch,
                    p->row_lanes, p->row_group, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
-  if (p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " part_vector_bytes=%d", p->part_vector_bytes);
+  if (p->strategy == PLAN_CAT_PARTS)
+    ixj__textbuf_put(&b, " part_vector_bytes=%d part_zen=%d", p->part_vector_bytes, p->part_zen_prefetch);
   for (int k = 0; k < p->num_parts; k++) {
     const plan_part *x = &p->part[k];
     ixj__textbuf_put(&b, " part{input=%d vec=%d aligned=%d nt=%d prefetch=%d memcpy=%d shift=%d units=%llu}", x->input,

@@ -124,6 +124,7 @@ typedef struct ixj_plan {
   uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */
   int num_parts;       /* CAT_PARTS */
   int part_vector_bytes; /* CAT_PARTS: the request's cpu_vector_bytes, for rebuilding the parts */
+  int part_zen_prefetch; /* CAT_PARTS: the request's cpu_zen_prefetch, likewise */
   plan_part part[IXJ_MAX_CAT_INPUTS];
 } ixj_plan;
 

@@ -318,6 +318,13 @@ static void cat_parts(void **state) {
       check(IXJ_OP_CAT, 4, 1, "iota 300 300", 2, two_t, vb, stream, 0, "cat_parts");
       check(IXJ_OP_CAT, 4, 0, "iota 64 128", 4, contig, vb, stream, 4, "cat_parts");
     }
+  /* Zen's rules (no in-cache staging of T x T tiles) reach the parts as rebuilt for emission */
+  zen_prefetch = 1;
+  for (int stream = 0; stream < 2; stream++) {
+    check(IXJ_OP_CAT, 4, 1, "iota 300 340", 3, mixed, 64, stream, 0, "cat_parts");
+    check(IXJ_OP_CAT, 4, 1, "iota 300 300", 2, two_t, 64, stream, 4, "cat_parts");
+  }
+  zen_prefetch = 0;
   /* parts on both sides of the streaming threshold (61440 and 69632 bytes): the table's rows choose */
   for (size_t mis = 0; mis <= 8; mis += 8) check(IXJ_OP_CAT, 8, 0, "iota 200 128", 3, outer, 64, 65536, mis, "cat_parts");
 }
@@ -508,22 +515,25 @@ static void staged_tiles(void **state) {
   /* chosen where rows are off lines and the plan streams (partial lines by
    * byte-masked stores with 64-byte vectors, byte by byte without); in cache
    * for 4- and 8-byte elements with 64-byte vectors, spanning rows of at most
-   * 512 bytes there */
+   * 512 bytes there; on Zen cores in cache only spanned */
   static const struct {
     const char *dst, *src;
     size_t elem;
-    int vector_bytes, stream, staged, nontemporal, tile_a;
-  } want[] = {{"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 0},   /* 1080-byte rows: not spanned */
-              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 1, 1, 1, 250}, /* 1000: spanned */
-              {"iota 256 384", "iota 384 256 | permute 1 0", 4, 64, 1, 0, 1, 0},   /* rows on lines */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 1, 0, 0},   /* in cache */
-              {"iota 300 250", "iota 250 300 | permute 1 0", 8, 64, 0, 1, 0, 0},   /* in cache, 2000 bytes */
-              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 0, 1, 0, 0},   /* in cache, 1000: tiles */
-              {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100}, /* in cache, 400: spanned */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 2, 64, 0, 0, 0, 0},   /* in cache, 2 bytes */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 1, 2, 1, 0},   /* AVX2: partial lines by bytes */
-              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 32, 1, 2, 1, 250}, /* AVX2, spanned */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 0, 0, 0, 0}};  /* AVX2, in cache: not staged */
+    int vector_bytes, stream, staged, nontemporal, tile_a, zen;
+  } want[] = {{"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 0, 0}, /* 1080-byte rows: not spanned */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 1, 1, 1, 250, 0}, /* 1000: spanned */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 4, 64, 1, 0, 1, 0, 0}, /* rows on lines */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 1, 0, 0, 0}, /* in cache */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 8, 64, 0, 1, 0, 0, 0}, /* in cache, 2000 bytes */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 0, 1, 0, 0, 0}, /* in cache, 1000: tiles */
+              {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100, 0}, /* in cache, 400: spanned */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 2, 64, 0, 0, 0, 0, 0}, /* in cache, 2 bytes */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 1, 2, 1, 0, 0}, /* AVX2: partial lines by bytes */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 32, 1, 2, 1, 250, 0}, /* AVX2, spanned */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 0, 0, 0, 0, 0}, /* AVX2, in cache: not staged */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 0, 1},   /* Zen, streamed: staged */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 0, 0, 0, 1},   /* Zen, in cache: tiles not */
+              {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100, 1}}; /* Zen, in cache, spanned */
   /* 1-byte tiles four times as wide where a has room for two */
   {
     ixj_ixfun *d = parse_ok("iota 40 1100"), *s = parse_ok("iota 1100 40 | permute 1 0");
@@ -543,7 +553,8 @@ static void staged_tiles(void **state) {
     ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
     const ixj_ixfun *srcs[1] = {s};
     plan_request req = {.op = IXJ_OP_COPY, .elem_size = want[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
-                        .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = want[c].vector_bytes};
+                        .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = want[c].vector_bytes,
+                        .cpu_zen_prefetch = want[c].zen};
     ixj_plan *p = malloc(sizeof *p);
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
     assert_int_equal(p->staged, want[c].staged);
