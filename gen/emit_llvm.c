@@ -286,7 +286,7 @@ static const char *body(const text *t) { return t->buf ? t->buf : ""; }
 #define OPAQUE_COPY(v) "  " v ".o = call i64 asm \"\", \"=r,0\"(i64 " v ") nounwind memory(none)"
 static bool opaque_inner_iv(const ixj_plan *p) { return p->row_lanes > 0 || p->vector_elems > 1; }
 
-enum { EW_ALLOCAS, EW_SETUP, EW_ROW, EW_VSETUP, EW_VECTOR, EW_INNER, EW_CARRY, EW_BRANCH, EW_GROUP, EW_PARTS };
+enum { EW_ALLOCAS, EW_SETUP, EW_ROW, EW_VSETUP, EW_VECTOR, EW_INNER, EW_CARRY, EW_BRANCH, EW_GROUP, EW_GO, EW_PARTS };
 
 static int log2_of(size_t n) {
   int k = 0;
@@ -309,7 +309,7 @@ static void emit_row_group(emitter *e, text *branch, text *group, const int *row
   ixj__text_put(branch, "  %%grp.m = and %s %%dl.%d, %d\n  %%grp.a = icmp eq %s %%grp.m, 0\n", e->it, last - 1, w - 1, e->it);
   ixj__text_put(branch, "  %%grp.b = icmp eq i64 %%istart64, 0\n  %%grp.c = icmp uge i64 %%chunkleft, %lld\n", rows);
   ixj__text_put(branch, "  %%grp.ab = and i1 %%grp.a, %%grp.b\n  %%grp.ok = and i1 %%grp.ab, %%grp.c\n");
-  ixj__text_put(branch, "  br i1 %%grp.ok, label %%group, label %%seg\n");
+  ixj__text_put(branch, "  br i1 %%grp.ok, label %%group, label %%row.go\n");
 
   ixj__text_put(group, "group:\n  %%g = phi i64 [ 0, %%row.body ], [ %%g.next, %%group ]\n%s\n", OPAQUE_COPY("%g"));
   int g = input(e, IPROG_S64, "%%g.o", 0);
@@ -346,54 +346,16 @@ static void emit_row_group(emitter *e, text *branch, text *group, const int *row
   ixj__text_put(group, "  br label %%row\n");
 }
 
-/* The aligned vector loops of a row (plan.row_lanes): a range [%vbeg.k,
- * %vend.k) starts at its first destination element on a 64-byte line and
- * holds whole vectors. A source row rotated by r wraps at w = n - r: range 0
- * lies before w (source coordinate c + r), range 1 after (c + r - n); an
- * unrotated row has one range. A destination whose elements are not aligned
- * to their size gets none (the scalar loop moves the row). A source read with
- * stride 2..4 loads a vector's span plus s - 1 elements, which lie before the
- * range's next point: a range stops one point short of its end. */
-static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, int row_src) {
+/* The row's vector at the counter (an S64 value's name), its source
+ * coordinate shifted by the range's shift: one vector load (or a broadcast)
+ * and shuffle, one aligned vector store. */
+static void emit_row_vector_move(emitter *e, text *vec, int row_dst, int row_src, const char *counter, const char *shift_name) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
   int last = p->rank - 1, lanes = p->row_lanes, k = e->tmp++;
   int64_t s = p->operand[1].stride[last], unit = 1, zero = 0;
   const char *t = e->scalar;
-  /* setup: the destination's address at the row's first point */
-  int first = ixj__lower_offset(lw, row_dst, 1, (int[]){input(e, IPROG_S64, "%%istart64", 0)}, &unit, &zero, &p->shape[last]);
-  flush(e, setup);
-  name f = ref(e, first);
-  int64_t n = p->shape[last], r = p->operand[1].rotate[last], w = r ? n - r : n;
-  ixj__text_put(setup, "  %%va.p = getelementptr %s, ptr %%bp.0, i64 %s\n  %%va.addr = ptrtoint ptr %%va.p to i64\n", t, f.s);
-  ixj__text_put(setup, "  %%va.odd = and i64 %%va.addr, %zu\n  %%va.ok = icmp eq i64 %%va.odd, 0\n", p->elem_size - 1);
-  ixj__text_put(setup, "  %%va.w.in = icmp ult i64 %lld, %%iend\n  %%va.w = select i1 %%va.w.in, i64 %lld, i64 %%iend\n",
-                (long long)w, (long long)w);
-  ixj__text_put(setup, "  %%va.w.past = icmp ugt i64 %%istart64, %%va.w\n");
-  ixj__text_put(setup, "  %%va.s.1 = select i1 %%va.w.past, i64 %%istart64, i64 %%va.w\n");
-  const char *from[2] = {"%istart64", "%va.s.1"}, *to[2] = {"%va.s.1", "%iend"};
-  for (int g = 0; g < 2; g++) { /* range g: [from, to) of the row, its aligned vectors */
-    ixj__text_put(setup, "  %%va%d.x = sub i64 %s, %%istart64\n  %%va%d.xb = shl i64 %%va%d.x, %d\n", g, from[g], g, g,
-                  log2_of(p->elem_size));
-    ixj__text_put(setup, "  %%va%d.a = add i64 %%va.addr, %%va%d.xb\n  %%va%d.neg = sub i64 0, %%va%d.a\n", g, g, g, g);
-    ixj__text_put(setup, "  %%va%d.hb = and i64 %%va%d.neg, 63\n  %%va%d.h = lshr i64 %%va%d.hb, %d\n", g, g, g, g,
-                  log2_of(p->elem_size));
-    ixj__text_put(setup, "  %%va%d.b = add i64 %s, %%va%d.h\n  %%va%d.bin = icmp ult i64 %%va%d.b, %s\n", g, from[g], g, g, g,
-                  to[g]);
-    ixj__text_put(setup, "  %%va%d.bc = select i1 %%va%d.bin, i64 %%va%d.b, i64 %s\n", g, g, g, to[g]);
-    ixj__text_put(setup, "  %%va%d.lim = sub i64 %s, %d\n", g, to[g], s >= 2 ? 1 : 0);
-    ixj__text_put(setup, "  %%va%d.room = icmp sgt i64 %%va%d.lim, %%va%d.bc\n  %%va%d.span = sub i64 %%va%d.lim, %%va%d.bc\n", g,
-                  g, g, g, g, g);
-    ixj__text_put(setup, "  %%va%d.wd = and i64 %%va%d.span, %d\n  %%va%d.n = select i1 %%va%d.room, i64 %%va%d.wd, i64 0\n", g,
-                  g, -lanes, g, g, g);
-    ixj__text_put(setup, "  %%va%d.e = add i64 %%va%d.bc, %%va%d.n\n", g, g, g);
-    ixj__text_put(setup, "  %%vbeg.%d = select i1 %%va.ok, i64 %%va%d.bc, i64 %s\n", g, g, to[g]);
-    ixj__text_put(setup, "  %%vend.%d = select i1 %%va.ok, i64 %%va%d.e, i64 %s\n", g, g, to[g]);
-    ixj__text_put(setup, "  %%vshift.%d = add i64 0, %lld\n", g, (long long)(g ? r - n : r));
-  }
-
-  /* the vector at %vi */
-  int vi = input(e, IPROG_S64, "%%vi.o", 0), shift = input(e, IPROG_S64, "%%vk.shift", 0);
+  int vi = input(e, IPROG_S64, counter, 0), shift = input(e, IPROG_S64, shift_name, 0);
   int od = ixj__lower_offset(lw, row_dst, 1, &vi, &unit, &zero, &p->shape[last]);
   int sc = ixj__iprog_emit(&lw->prog, IOP_ADD, IPROG_S64, IPROG_NSW, vi, shift, -1, 0); /* the source coordinate */
   int os = ixj__lower_offset(lw, row_src, 1, &sc, &s, &zero, &p->shape[last]);
@@ -429,6 +391,93 @@ static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, in
   ixj__text_put(vec, ", !alias.scope !%d, !noalias !%d\n", MD_DST_LIST, MD_SRC_LIST);
 }
 
+/* A group of plan.row_group rows of a GENERAL copy with aligned vector loops
+ * (plan.row_lanes): the rows' destination pitch is whole lines, so every row
+ * of the group has row 0's vector range [%vbeg.0, %vend.0). Where a group
+ * starts (as in emit_row_group), one loop moves the range of all its rows,
+ * the vector at %gv of each in turn; then each of its rows takes the plain
+ * path with its vector loops off (%vgo false: the group's rows still to come
+ * are counted in %skip.addr), which moves the row's head and tail. branch
+ * ends row.body; group gets the block `group`, go the code of `row.go`. */
+static void emit_vector_group(emitter *e, text *branch, text *group, text *go, const int *row_off) {
+  const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
+  int last = p->rank - 1, w = p->row_group;
+  long long rows = (long long)w * p->shape[last];
+  ixj__text_put(branch, "  %%skip = load i32, ptr %%skip.addr\n  %%skipping = icmp ne i32 %%skip, 0\n");
+  ixj__text_put(branch, "  %%grp.m = and %s %%dl.%d, %d\n  %%grp.a = icmp eq %s %%grp.m, 0\n", e->it, last - 1, w - 1, e->it);
+  ixj__text_put(branch, "  %%grp.b = icmp eq i64 %%istart64, 0\n  %%grp.c = icmp uge i64 %%chunkleft, %lld\n", rows);
+  ixj__text_put(branch, "  %%grp.ab = and i1 %%grp.a, %%grp.b\n  %%grp.abc = and i1 %%grp.ab, %%grp.c\n");
+  ixj__text_put(branch, "  %%grp.ok = select i1 %%skipping, i1 false, i1 %%grp.abc\n");
+  ixj__text_put(branch, "  %%grp.any = icmp ult i64 %%vbeg.0, %%vend.0\n  %%grp.go = and i1 %%grp.ok, %%grp.any\n");
+  ixj__text_put(branch, "  br i1 %%grp.go, label %%group, label %%row.go\n");
+
+  ixj__text_put(group, "group:\n  %%gv = phi i64 [ %%vbeg.0, %%row.body ], [ %%gv.next, %%group ]\n%s\n", OPAQUE_COPY("%gv"));
+  int64_t no_rotation = 0;
+  for (int k = 0; k < w; k++) {
+    int row = ixj__iprog_const(&lw->prog, lw->index, k), base[2];
+    for (int o = 0; o < 2; o++)
+      base[o] = ixj__lower_offset(lw, row_off[o], 1, &row, &p->operand[o].stride[last - 1], &no_rotation, &p->shape[last - 1]);
+    emit_row_vector_move(e, group, base[0], base[1], "%%gv.o", "%%vshift.0");
+  }
+  ixj__text_put(group, "  %%gv.next = add nuw nsw i64 %%gv.o, %d\n  %%gv.more = icmp ult i64 %%gv.next, %%vend.0\n",
+                p->row_lanes);
+  ixj__text_put(group, "  br i1 %%gv.more, label %%group, label %%row.go\n\n");
+
+  ixj__text_put(go, "  %%skip.now = phi i32 [ %%skip, %%row.body ], [ %d, %%group ]\n  %%vgo = icmp eq i32 %%skip.now, 0\n", w);
+  ixj__text_put(go, "  %%skip.dec = sub i32 %%skip.now, 1\n  %%skip.next = select i1 %%vgo, i32 0, i32 %%skip.dec\n");
+  ixj__text_put(go, "  store i32 %%skip.next, ptr %%skip.addr\n");
+}
+
+/* The aligned vector loops of a row (plan.row_lanes): a range [%vbeg.k,
+ * %vend.k) starts at its first destination element on a 64-byte line and
+ * holds whole vectors. A source row rotated by r wraps at w = n - r: range 0
+ * lies before w (source coordinate c + r), range 1 after (c + r - n); an
+ * unrotated row has one range. A destination whose elements are not aligned
+ * to their size gets none (the scalar loop moves the row). A source read with
+ * stride 2..4 loads a vector's span plus s - 1 elements, which lie before the
+ * range's next point: a range stops one point short of its end. */
+static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, int row_src) {
+  const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
+  int last = p->rank - 1, lanes = p->row_lanes;
+  int64_t s = p->operand[1].stride[last], unit = 1, zero = 0;
+  const char *t = e->scalar;
+  /* setup: the destination's address at the row's first point */
+  int first = ixj__lower_offset(lw, row_dst, 1, (int[]){input(e, IPROG_S64, "%%istart64", 0)}, &unit, &zero, &p->shape[last]);
+  flush(e, setup);
+  name f = ref(e, first);
+  int64_t n = p->shape[last], r = p->operand[1].rotate[last], w = r ? n - r : n;
+  ixj__text_put(setup, "  %%va.p = getelementptr %s, ptr %%bp.0, i64 %s\n  %%va.addr = ptrtoint ptr %%va.p to i64\n", t, f.s);
+  ixj__text_put(setup, "  %%va.odd = and i64 %%va.addr, %zu\n  %%va.ok = icmp eq i64 %%va.odd, 0\n", p->elem_size - 1);
+  ixj__text_put(setup, "  %%va.w.in = icmp ult i64 %lld, %%iend\n  %%va.w = select i1 %%va.w.in, i64 %lld, i64 %%iend\n",
+                (long long)w, (long long)w);
+  ixj__text_put(setup, "  %%va.w.past = icmp ugt i64 %%istart64, %%va.w\n");
+  ixj__text_put(setup, "  %%va.s.1 = select i1 %%va.w.past, i64 %%istart64, i64 %%va.w\n");
+  const char *from[2] = {"%istart64", "%va.s.1"}, *to[2] = {"%va.s.1", "%iend"};
+  for (int g = 0; g < 2; g++) { /* range g: [from, to) of the row, its aligned vectors */
+    ixj__text_put(setup, "  %%va%d.x = sub i64 %s, %%istart64\n  %%va%d.xb = shl i64 %%va%d.x, %d\n", g, from[g], g, g,
+                  log2_of(p->elem_size));
+    ixj__text_put(setup, "  %%va%d.a = add i64 %%va.addr, %%va%d.xb\n  %%va%d.neg = sub i64 0, %%va%d.a\n", g, g, g, g);
+    ixj__text_put(setup, "  %%va%d.hb = and i64 %%va%d.neg, 63\n  %%va%d.h = lshr i64 %%va%d.hb, %d\n", g, g, g, g,
+                  log2_of(p->elem_size));
+    ixj__text_put(setup, "  %%va%d.b = add i64 %s, %%va%d.h\n  %%va%d.bin = icmp ult i64 %%va%d.b, %s\n", g, from[g], g, g, g,
+                  to[g]);
+    ixj__text_put(setup, "  %%va%d.bc = select i1 %%va%d.bin, i64 %%va%d.b, i64 %s\n", g, g, g, to[g]);
+    ixj__text_put(setup, "  %%va%d.lim = sub i64 %s, %d\n", g, to[g], s >= 2 ? 1 : 0);
+    ixj__text_put(setup, "  %%va%d.room = icmp sgt i64 %%va%d.lim, %%va%d.bc\n  %%va%d.span = sub i64 %%va%d.lim, %%va%d.bc\n", g,
+                  g, g, g, g, g);
+    ixj__text_put(setup, "  %%va%d.wd = and i64 %%va%d.span, %d\n  %%va%d.n = select i1 %%va%d.room, i64 %%va%d.wd, i64 0\n", g,
+                  g, -lanes, g, g, g);
+    ixj__text_put(setup, "  %%va%d.e = add i64 %%va%d.bc, %%va%d.n\n", g, g, g);
+    ixj__text_put(setup, "  %%vbeg.%d = select i1 %%va.ok, i64 %%va%d.bc, i64 %s\n", g, g, to[g]);
+    ixj__text_put(setup, "  %%vend.%d = select i1 %%va.ok, i64 %%va%d.e, i64 %s\n", g, g, to[g]);
+    ixj__text_put(setup, "  %%vshift.%d = add i64 0, %lld\n", g, (long long)(g ? r - n : r));
+  }
+
+  emit_row_vector_move(e, vec, row_dst, row_src, "%%vi.o", "%%vk.shift");
+}
+
 static ixj_status emit_elementwise(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
@@ -460,8 +509,16 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
                                    x->rotate, p->shape);
   }
   flush(e, &part[EW_ROW]);
-  if (p->row_group) emit_row_group(e, &part[EW_BRANCH], &part[EW_GROUP], row_off);
-  else ixj__text_put(&part[EW_BRANCH], "  br label %%seg\n");
+  bool vector_group = p->row_group && p->row_lanes;
+  if (vector_group) {
+    ixj__text_put(&part[EW_ALLOCAS], "  %%skip.addr = alloca i32\n");
+    ixj__text_put(&part[EW_SETUP], "  store i32 0, ptr %%skip.addr\n");
+    emit_vector_group(e, &part[EW_BRANCH], &part[EW_GROUP], &part[EW_GO], row_off);
+  } else if (p->row_group) {
+    emit_row_group(e, &part[EW_BRANCH], &part[EW_GROUP], row_off);
+  } else {
+    ixj__text_put(&part[EW_BRANCH], "  br label %%row.go\n");
+  }
   if (p->row_lanes) emit_row_vectors(e, &part[EW_VSETUP], &part[EW_VECTOR], row_off[0], row_off[1]);
   else
     for (int k = 0; k < 2; k++)
@@ -567,6 +624,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
                         "INNER_EXTENT", extent, "ROW_SETUP", body(&part[EW_ROW]), "INNER", body(&part[EW_INNER]),
                         "VECTOR_SETUP", body(&part[EW_VSETUP]), "VECTOR", body(&part[EW_VECTOR]), "LANES", lanes,
                         "ROW_BRANCH", body(&part[EW_BRANCH]), "GROUP", body(&part[EW_GROUP]),
+                        "ROW_GO", body(&part[EW_GO]), "VECTORS_ON", vector_group ? "%vgo" : "true",
                         "NO_VECTORS", p->row_lanes ? "false" : "true",
                         "INNER_IV", opaque_inner_iv(p) ? OPAQUE_COPY("%i") : "  %i.o = add i64 %i, 0", "MD_SEGMENTS", segments,
                         "ATTRIBUTES", attributes,

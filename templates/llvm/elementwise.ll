@@ -33,10 +33,14 @@ row.body:
 @@VECTOR_SETUP@@
 @@ROW_BRANCH@@
 
+row.go:
+@@ROW_GO@@
+  br label %seg
+
 seg: ; a plain segment; then vector range %seg.k, if any is left
-  %seg.i = phi i64 [ %istart64, %row.body ], [ %vk.end, %vector.done ]
-  %seg.end = phi i64 [ %vbeg.0, %row.body ], [ %vk.next, %vector.done ]
-  %seg.k = phi i32 [ 0, %row.body ], [ %vk.k1, %vector.done ]
+  %seg.i = phi i64 [ %istart64, %row.go ], [ %vk.end, %vector.done ]
+  %seg.end = phi i64 [ %vbeg.0, %row.go ], [ %vk.next, %vector.done ]
+  %seg.k = phi i32 [ 0, %row.go ], [ %vk.k1, %vector.done ]
   %seg.any = icmp ult i64 %seg.i, %seg.end
   br i1 %seg.any, label %inner, label %seg.next
 
@@ -63,7 +67,8 @@ vector.pre:
   %vk.shift = select i1 %vk.first, i64 %vshift.0, i64 %vshift.1
   %vk.next = select i1 %vk.first, i64 %vbeg.1, i64 %iend
   %vk.k1 = add i32 %seg.k, 1
-  %vany = icmp ult i64 %vk.beg, %vk.end
+  %vany.range = icmp ult i64 %vk.beg, %vk.end
+  %vany = and i1 %vany.range, @@VECTORS_ON@@
   br i1 %vany, label %vector, label %vector.done
 
 vector:

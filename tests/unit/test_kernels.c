@@ -389,11 +389,13 @@ static void strided_stores(void **state) {
   ixj_ixfun_free(s);
 }
 
-/* Streamed copies of contiguous rows far apart in the source move groups of
- * rows together on Zen cores (plan.row_group): rows of one to sixteen lines,
- * a group dim that is or is not a multiple of the group, an odometer carry
- * into outer dims, rows next to each other (no group); check()'s chunks start
- * mid-row and mid-group, so both paths run. */
+/* Streamed copies of rows far apart in the source move groups of rows
+ * together on Zen cores (plan.row_group): inner-contiguous rows of one to
+ * sixteen lines, a group dim that is or is not a multiple of the group, an
+ * odometer carry into outer dims, rows next to each other (no group); and
+ * GENERAL rows read with a stride (their vector ranges grouped, heads and
+ * tails row by row; a destination pitch of whole lines or not, misaligned
+ * rows). check()'s chunks start mid-row and mid-group, so both paths run. */
 static void row_groups(void **state) {
   (void)state;
   static const char *copies[][2] = {{"iota 6 16 64", "iota 16 6 64 | permute 1 0 2"},
@@ -402,6 +404,11 @@ static void row_groups(void **state) {
                                     {"iota 4 10 64", "iota 10 4 64 | permute 1 0 2"},
                                     {"iota 2 3 16 64", "iota 3 16 2 64 | permute 2 0 1 3"},
                                     {"iota 8 64", "iota 8 80 | slice : :64"}};
+  static const char *general[][2] = {{"iota 8 256", "iota 16 512 | slice ::2 ::2"},
+                                     {"iota 12 256", "iota 24 512 | slice ::-2 ::2"},
+                                     {"iota 8 200", "iota 16 400 | slice ::2 ::2"},
+                                     {"iota 6 256", "iota 12 512 | slice ::2 ::2"},
+                                     {"iota 2 8 256", "iota 2 24 768 | slice : ::3 ::3"}};
   for (int zen = 0; zen <= 1; zen++)
     for (int vb = 32; vb <= 64; vb += 32)
       for (size_t e = 1; e <= 16; e *= 2)
@@ -410,6 +417,8 @@ static void row_groups(void **state) {
             zen_prefetch = zen;
             for (size_t v = 0; v < sizeof copies / sizeof *copies; v++)
               check(IXJ_OP_COPY, e, 0, copies[v][0], 1, &copies[v][1], vb, stream, mis, "inner_contiguous");
+            for (size_t v = 0; v < sizeof general / sizeof *general; v++)
+              check(IXJ_OP_COPY, e, 0, general[v][0], 1, &general[v][1], vb, stream, mis, "general");
           }
   zen_prefetch = 0;
   /* where the group is chosen: Zen, streamed, vectors, whole lines, a group dim of whole groups */
@@ -418,9 +427,13 @@ static void row_groups(void **state) {
     size_t elem;
     int want;
   } cases[] = {{0, 1, 1, 4, 4}, {0, 0, 1, 4, 0}, {0, 1, 0, 4, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 2, 4}, {2, 1, 1, 4, 0},
-               {2, 1, 1, 8, 4}, {3, 1, 1, 4, 0}, {4, 1, 1, 4, 4}, {5, 1, 1, 4, 0}};
+               {2, 1, 1, 8, 4}, {3, 1, 1, 4, 0}, {4, 1, 1, 4, 4}, {5, 1, 1, 4, 0},
+               /* general (100 + k: general[k]) */
+               {100, 1, 1, 4, 4}, {100, 0, 1, 4, 0}, {100, 1, 0, 4, 0}, {101, 1, 1, 8, 4}, {102, 1, 1, 4, 0},
+               {102, 1, 1, 8, 4}, {103, 1, 1, 4, 0}, {104, 1, 1, 4, 4}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-    ixj_ixfun *d = parse_ok(copies[cases[c].copy][0]), *s = parse_ok(copies[cases[c].copy][1]);
+    const char *const *text = cases[c].copy >= 100 ? general[cases[c].copy - 100] : copies[cases[c].copy];
+    ixj_ixfun *d = parse_ok(text[0]), *s = parse_ok(text[1]);
     plan_request req = {.op = IXJ_OP_COPY, .elem_size = cases[c].elem, .dst = d, .num_srcs = 1,
                         .srcs = (const ixj_ixfun *const *)&s, .cpu_vector_bytes = 64,
                         .last_level_cache = (size_t)cases[c].stream, .cpu_zen_prefetch = cases[c].zen};
@@ -429,7 +442,8 @@ static void row_groups(void **state) {
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
     assert_int_equal(p->row_group, cases[c].want);
     assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
-    assert_int_equal(strstr(ir, "group.done:") != NULL, cases[c].want != 0);
+    const char *mark = cases[c].copy >= 100 ? "%gv.more" : "group.done:"; /* the vector group's loop, or the rows' */
+    assert_int_equal(strstr(ir, mark) != NULL, cases[c].want != 0);
     free(ir);
     free(p);
     ixj_ixfun_free(d);
