@@ -392,7 +392,8 @@ static void strided_stores(void **state) {
 /* Streamed copies of rows far apart in the source move groups of rows
  * together on Zen cores (plan.row_group): inner-contiguous rows of one to
  * sixteen lines, a group dim that is or is not a multiple of the group, an
- * odometer carry into outer dims, rows next to each other (no group); and
+ * odometer carry into outer dims, rows next to each other (no group) or
+ * read forward one before the other (a group); and
  * GENERAL rows read with a stride (their vector ranges grouped, heads and
  * tails row by row; a destination pitch of whole lines or not, misaligned
  * rows). check()'s chunks start mid-row and mid-group, so both paths run. */
@@ -403,12 +404,15 @@ static void row_groups(void **state) {
                                     {"iota 3 8 40", "iota 8 3 40 | permute 1 0 2"},
                                     {"iota 4 10 64", "iota 10 4 64 | permute 1 0 2"},
                                     {"iota 2 3 16 64", "iota 3 16 2 64 | permute 2 0 1 3"},
-                                    {"iota 8 64", "iota 8 80 | slice : :64"}};
+                                    {"iota 8 64", "iota 8 80 | slice : :64"},
+                                    {"iota 8 64", "iota 8 64 | slice ::-1"}};
   static const char *general[][2] = {{"iota 8 256", "iota 16 512 | slice ::2 ::2"},
                                      {"iota 12 256", "iota 24 512 | slice ::-2 ::2"},
                                      {"iota 8 200", "iota 16 400 | slice ::2 ::2"},
                                      {"iota 6 256", "iota 12 512 | slice ::2 ::2"},
-                                     {"iota 2 8 256", "iota 2 24 768 | slice : ::3 ::3"}};
+                                     {"iota 2 8 256", "iota 2 24 768 | slice : ::3 ::3"},
+                                     {"iota 8 128", "iota 8 256 | slice ::-1 ::2"},
+                                     {"iota 8 128", "iota 8 128 | slice ::-1 ::-1"}};
   for (int zen = 0; zen <= 1; zen++)
     for (int vb = 32; vb <= 64; vb += 32)
       for (size_t e = 1; e <= 16; e *= 2)
@@ -429,8 +433,9 @@ static void row_groups(void **state) {
   } cases[] = {{0, 1, 1, 4, 4}, {0, 0, 1, 4, 0}, {0, 1, 0, 4, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 2, 4}, {2, 1, 1, 4, 0},
                {2, 1, 1, 8, 4}, {3, 1, 1, 4, 0}, {4, 1, 1, 4, 4}, {5, 1, 1, 4, 0},
                /* general (100 + k: general[k]) */
-               {100, 1, 1, 4, 4}, {100, 0, 1, 4, 0}, {100, 1, 0, 4, 0}, {101, 1, 1, 8, 4}, {102, 1, 1, 4, 0},
-               {102, 1, 1, 8, 4}, {103, 1, 1, 4, 0}, {104, 1, 1, 4, 4}};
+               {6, 1, 1, 4, 4}, {100, 1, 1, 4, 4}, {100, 0, 1, 4, 0}, {100, 1, 0, 4, 0}, {101, 1, 1, 8, 4},
+               {102, 1, 1, 4, 0}, {102, 1, 1, 8, 4}, {103, 1, 1, 4, 0}, {104, 1, 1, 4, 4}, {105, 1, 1, 4, 4},
+               {106, 1, 1, 4, 0}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     const char *const *text = cases[c].copy >= 100 ? general[cases[c].copy - 100] : copies[cases[c].copy];
     ixj_ixfun *d = parse_ok(text[0]), *s = parse_ok(text[1]);
