@@ -280,13 +280,22 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) 
  * NCHW -> NHWC of 64 channels, halves 0.42-0.43 -> 0.64-0.69 / 0.52-0.58 ->
  * 0.67-0.71, bytes 0.33-0.37 -> 0.46-0.47 / 0.45-0.50 -> 0.58-0.69, 8192^2
  * bytes (8 KiB pitch) the same; spread rows gain from stacking (5760^2
- * halves 0.36-0.68 -> 0.62-0.75). */
+ * halves 0.36-0.68 -> 0.62-0.75).
+ *
+ * A Zen 4 (AVX-512) likewise: crowded stacked blocks -> whole 32-byte ones
+ * (32 x 32 bytes, 16 x 16 halves; the 64-byte ones would hold 64 and 32 live
+ * registers), from an environment switch, two alternations, 1 / 2 threads:
+ * 8192^2 bytes 0.26-0.27 -> 0.39-0.40 / 0.37 -> 0.49-0.55, NCHW -> NHWC
+ * halves 0.37-0.43 -> 0.59-0.62 / 0.49-0.55 -> 0.63-0.64. They cost code
+ * generation (8192^2 bytes 23-36 -> 50-71 ms in the bench's column). On the
+ * Intel VM of round 8 stacked blocks beat the 32-byte ones on 8192^2 bytes
+ * (0.56-0.59 against 0.50-0.53), so there they stay stacked. */
 static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
   int stacked = stacked_micro(p->elem_size, fused);
   size_blocks(p, req, stacked ? stacked : cpu_micro(req, p->elem_size), fused);
-  if (stacked && req->cpu_vector_bytes != 64 && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET)
-    size_blocks(p, req, cpu_micro(req, p->elem_size), fused);
+  bool unstack = req->cpu_vector_bytes != 64 || req->cpu_zen_prefetch;
+  if (stacked && unstack && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET) size_blocks(p, req, 32 / e, fused);
   int64_t extent_a = ixj__plan_tile_a_extent(p);
   /* aligned rows: the destination's start and the stride of every dim but a
    * (the row pitch, b_inner's outer part and the dims outside the tile; a

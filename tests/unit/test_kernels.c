@@ -202,21 +202,31 @@ static void stacked_blocks(void **state) {
     ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
     const ixj_ixfun *srcs[1] = {s};
     for (size_t e = 1; e <= 4; e *= 2)
-      for (int vb = 32; vb <= 64; vb += 32) {
-        plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .cpu_vector_bytes = vb};
-        ixj_plan *p = malloc(sizeof *p);
-        bool stacked = e <= 2 && (vb == 64 || !cases[c].crowded);
-        assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-        assert_int_equal(p->strategy, PLAN_TILED);
-        assert_int_equal(p->stack, stacked ? vb / 16 : 0);
-        assert_int_equal(p->micro, stacked ? 16 / (int)e : vb / (int)e);
-        free(p);
-      }
+      for (int vb = 32; vb <= 64; vb += 32)
+        for (int zen = 0; zen <= 1; zen++) { /* Zen cores: crowded rows take 32-byte blocks with AVX-512 too */
+          plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .cpu_vector_bytes = vb,
+                              .cpu_zen_prefetch = zen};
+          ixj_plan *p = malloc(sizeof *p);
+          bool stacked = e <= 2 && ((vb == 64 && !zen) || !cases[c].crowded);
+          int whole = e <= 2 ? 32 / (int)e : vb / (int)e; /* crowded bytes and halves: 32-byte blocks */
+          assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+          assert_int_equal(p->strategy, PLAN_TILED);
+          assert_int_equal(p->stack, stacked ? vb / 16 : 0);
+          assert_int_equal(p->micro, stacked ? 16 / (int)e : whole);
+          assert_int_equal(p->vector_bytes, stacked ? 16 : whole * (int)e);
+          free(p);
+        }
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
   }
   copy_all_ways(2, "iota 256 96", "iota 96 256 | permute 1 0", "tiled"); /* 512-byte pitch: stacked with AVX2 */
   copy_all_ways(2, "iota 2048 40", "iota 40 2048 | permute 1 0", "tiled"); /* 4 KiB: not */
+  zen_prefetch = 1; /* crowded: 32-byte blocks with AVX-512 too, streamed and staged or not */
+  for (size_t e = 1; e <= 2; e *= 2) {
+    copy_all_ways(e, "iota 4096 96", "iota 96 4096 | permute 1 0", "tiled");
+    copy_all_ways(e, "iota 4096 100", "iota 100 4096 | permute 1 0", "tiled");
+  }
+  zen_prefetch = 0;
 }
 
 static void strided_destinations(void **state) {
