@@ -135,7 +135,7 @@ static void flush(emitter *e, text *t) {
 }
 
 /* Lanes of the vector a kernel moves: its vector elements, spread over
- * store_pitch times as many lanes for a strided fill. */
+ * store_pitch times as many lanes for a strided destination. */
 static int store_lanes(const ixj_plan *p) { return p->vector_elems * (p->store_pitch ? p->store_pitch : 1); }
 
 static void emit_setup_pointers(emitter *e, text *t) {
@@ -294,6 +294,17 @@ static int log2_of(size_t n) {
   return k;
 }
 
+/* %grp.abc: the row about to move starts a group of w rows: its group digit
+ * (dim rank-2) a multiple of w, the row whole (from its first point), and the
+ * chunk holding all w rows. */
+static void emit_group_test(emitter *e, text *branch, int w) {
+  int last = e->p->rank - 1;
+  long long rows = (long long)w * e->p->shape[last];
+  ixj__text_put(branch, "  %%grp.m = and %s %%dl.%d, %d\n  %%grp.a = icmp eq %s %%grp.m, 0\n", e->it, last - 1, w - 1, e->it);
+  ixj__text_put(branch, "  %%grp.b = icmp eq i64 %%istart64, 0\n  %%grp.c = icmp uge i64 %%chunkleft, %lld\n", rows);
+  ixj__text_put(branch, "  %%grp.ab = and i1 %%grp.a, %%grp.b\n  %%grp.abc = and i1 %%grp.ab, %%grp.c\n");
+}
+
 /* A group of plan.row_group rows (plan.c, choose_row_group): where the
  * chunk's next point starts a row whose group digit (dim rank-2) is a
  * multiple of the group and the chunk holds the group whole, the rows move
@@ -306,10 +317,8 @@ static void emit_row_group(emitter *e, text *branch, text *group, const int *row
   lower *lw = &e->lw;
   int last = p->rank - 1, w = p->row_group, per_line = PLAN_ROW_GROUP_STEP_BYTES / (p->vector_elems * (int)p->elem_size);
   long long rows = (long long)w * p->shape[last];
-  ixj__text_put(branch, "  %%grp.m = and %s %%dl.%d, %d\n  %%grp.a = icmp eq %s %%grp.m, 0\n", e->it, last - 1, w - 1, e->it);
-  ixj__text_put(branch, "  %%grp.b = icmp eq i64 %%istart64, 0\n  %%grp.c = icmp uge i64 %%chunkleft, %lld\n", rows);
-  ixj__text_put(branch, "  %%grp.ab = and i1 %%grp.a, %%grp.b\n  %%grp.ok = and i1 %%grp.ab, %%grp.c\n");
-  ixj__text_put(branch, "  br i1 %%grp.ok, label %%group, label %%row.go\n");
+  emit_group_test(e, branch, w);
+  ixj__text_put(branch, "  br i1 %%grp.abc, label %%group, label %%row.go\n");
 
   ixj__text_put(group, "group:\n  %%g = phi i64 [ 0, %%row.body ], [ %%g.next, %%group ]\n%s\n", OPAQUE_COPY("%g"));
   int g = input(e, IPROG_S64, "%%g.o", 0);
@@ -403,11 +412,8 @@ static void emit_vector_group(emitter *e, text *branch, text *group, text *go, c
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
   int last = p->rank - 1, w = p->row_group;
-  long long rows = (long long)w * p->shape[last];
   ixj__text_put(branch, "  %%skip = load i32, ptr %%skip.addr\n  %%skipping = icmp ne i32 %%skip, 0\n");
-  ixj__text_put(branch, "  %%grp.m = and %s %%dl.%d, %d\n  %%grp.a = icmp eq %s %%grp.m, 0\n", e->it, last - 1, w - 1, e->it);
-  ixj__text_put(branch, "  %%grp.b = icmp eq i64 %%istart64, 0\n  %%grp.c = icmp uge i64 %%chunkleft, %lld\n", rows);
-  ixj__text_put(branch, "  %%grp.ab = and i1 %%grp.a, %%grp.b\n  %%grp.abc = and i1 %%grp.ab, %%grp.c\n");
+  emit_group_test(e, branch, w);
   ixj__text_put(branch, "  %%grp.ok = select i1 %%skipping, i1 false, i1 %%grp.abc\n");
   ixj__text_put(branch, "  %%grp.any = icmp ult i64 %%vbeg.0, %%vend.0\n  %%grp.go = and i1 %%grp.ok, %%grp.any\n");
   ixj__text_put(branch, "  br i1 %%grp.go, label %%group, label %%row.go\n");

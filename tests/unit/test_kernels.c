@@ -328,11 +328,14 @@ static void cat_parts(void **state) {
       check(IXJ_OP_CAT, 4, 1, "iota 300 300", 2, two_t, vb, stream, 0, "cat_parts");
       check(IXJ_OP_CAT, 4, 0, "iota 64 128", 4, contig, vb, stream, 4, "cat_parts");
     }
-  /* Zen's rules (no in-cache staging of T x T tiles) reach the parts as rebuilt for emission */
+  /* Zen's rules (no in-cache staging of T x T tiles, 32-byte blocks for
+   * crowded bytes) reach the parts as rebuilt for emission */
+  const char *crowded[] = {"iota 96 4096 | permute 1 0", "iota 104 4096 | permute 1 0"};
   zen_prefetch = 1;
   for (int stream = 0; stream < 2; stream++) {
     check(IXJ_OP_CAT, 4, 1, "iota 300 340", 3, mixed, 64, stream, 0, "cat_parts");
     check(IXJ_OP_CAT, 4, 1, "iota 300 300", 2, two_t, 64, stream, 4, "cat_parts");
+    check(IXJ_OP_CAT, 1, 1, "iota 4096 200", 2, crowded, 64, stream, 0, "cat_parts");
   }
   zen_prefetch = 0;
   /* parts on both sides of the streaming threshold (61440 and 69632 bytes): the table's rows choose */
