@@ -294,7 +294,7 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
   int stacked = stacked_micro(p->elem_size, fused);
   size_blocks(p, req, stacked ? stacked : cpu_micro(req, p->elem_size), fused);
-  bool unstack = req->cpu_vector_bytes != 64 || req->cpu_zen_prefetch;
+  bool unstack = req->cpu_vector_bytes != 64 || req->cpu_zen;
   if (stacked && unstack && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET) size_blocks(p, req, 32 / e, fused);
   int64_t extent_a = ixj__plan_tile_a_extent(p);
   /* aligned rows: the destination's start and the stride of every dim but a
@@ -447,7 +447,7 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
  * each other (a pitch of 16640 bytes) 0.98-1.18 / 0.87-0.89 and rows of 64
  * KiB 0.97-0.99 / 0.75-0.87. So groups of 4, rows of whole lines up to
  * ROW_GROUP_MAX_BYTES whose source rows are at least two rows apart. Only on
- * Zen cores so far (the request's cpu_zen_prefetch): on the Intel VM of round
+ * Zen cores so far (the request's cpu_zen): on the Intel VM of round
  * 8 `p3d_102` ran at 0.85 of the ceiling a row at a time, and it has not
  * been measured there since. The group's dim must be a multiple of ROW_GROUP
  * and not rotated.
@@ -473,7 +473,7 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
 static void choose_row_group(ixj_plan *p, const plan_request *req) {
   int last = p->rank - 1;
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
-  if (req->gpu || !req->cpu_zen_prefetch || p->op != IXJ_OP_COPY || !p->nontemporal || last < 1) return;
+  if (req->gpu || !req->cpu_zen || p->op != IXJ_OP_COPY || !p->nontemporal || last < 1) return;
   if (p->shape[last - 1] % ROW_GROUP) return;
   uint64_t row_bytes = (uint64_t)p->shape[last] * p->elem_size;
   if (row_bytes > ROW_GROUP_MAX_BYTES) return;
@@ -535,7 +535,7 @@ static void choose_row_group(ixj_plan *p, const plan_request *req) {
  * -> 67-73, 500^2 doubles 34 -> 54-70), while tiles spanning NHWC's 240-byte
  * rows gained (4 x 60 x 60 x 60 floats 26-28 -> 38) and 400-byte rows held
  * (100^2 floats, 45-50 both). So on Zen cores (the request's
- * cpu_zen_prefetch) a tile stages in cache only where it spans its rows. */
+ * cpu_zen) a tile stages in cache only where it spans its rows. */
 static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
   bool in_cache = !p->nontemporal && (p->elem_size == 4 || p->elem_size == 8) && cpu_vector_bytes == 64;
   bool staged = p->strategy == PLAN_TILED && p->micro && (p->nontemporal || in_cache) && !p->dst_aligned && !p->zip &&
@@ -583,7 +583,7 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
   int64_t a = ixj__plan_tile_a_extent(p);
   p->span = p->staged && !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == a &&
             a * (int64_t)p->elem_size <= (p->nontemporal ? SPAN_BYTES : SPAN_BYTES_IN_CACHE);
-  if (p->staged && !p->nontemporal && !p->span && req->cpu_zen_prefetch) p->staged = 0; /* Zen, in cache: above */
+  if (p->staged && !p->nontemporal && !p->span && req->cpu_zen) p->staged = 0; /* Zen, in cache: above */
   bool wide = p->staged && !p->span && p->tile * (int64_t)p->elem_size == 64 && a >= 2 * WIDE_TILES * p->tile;
   p->tile_a = p->span ? (int)a : wide ? WIDE_TILES * p->tile : 0;
 }
@@ -645,7 +645,7 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
  * threads, two tiles ahead -> one): 4096^2 floats 0.40-0.52 -> 0.59-0.63 /
  * 0.56 -> 0.76, NCHW -> NHWC 0.56-0.58 -> 0.66-0.67 / 0.55 -> 0.72, 2880^2
  * doubles 0.50-0.64 -> 0.65-0.72 / 0.59 -> 0.76, 2048^2 16-byte and 4160^2
- * floats the same. So on AMD's Zen cores (the request's cpu_zen_prefetch,
+ * floats the same. So on AMD's Zen cores (the request's cpu_zen,
  * from the CPU's name) every streamed transpose prefetches one tile ahead.
  * On a Zen 4 (AVX-512) the write prefetch cost the masked stores (every
  * other float of 4096 x 8192, three alternations, 1 / 2 threads, GB/s with
@@ -696,7 +696,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
   if (p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p)) p->nontemporal = 0;
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
-  choose_prefetch(p, req->gpu, out_of_cache, req->cpu_zen_prefetch != 0);
+  choose_prefetch(p, req->gpu, out_of_cache, req->cpu_zen != 0);
   choose_row_group(p, req);
 }
 
@@ -768,7 +768,7 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
   }
   p->num_parts = n;
   p->part_vector_bytes = req->cpu_vector_bytes;
-  p->part_zen_prefetch = req->cpu_zen_prefetch;
+  p->part_zen = req->cpu_zen;
   p->strategy = PLAN_CAT_PARTS;
   p->vector_elems = align; /* the dispatcher's chunk alignment */
   p->index_bits = 64;
@@ -779,7 +779,7 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
 ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *err) {
   IXJ_ASSERT(err, cat->strategy == PLAN_CAT_PARTS && k >= 0 && k < cat->num_parts);
   plan_request r = {.op = IXJ_OP_COPY, .elem_size = cat->elem_size, .cpu_vector_bytes = cat->part_vector_bytes,
-                    .cpu_zen_prefetch = cat->part_zen_prefetch};
+                    .cpu_zen = cat->part_zen};
   build_part(cat, k, &r, NULL, out);
   /* what the pointers and the cache size decided, as recorded */
   out->vector_elems = cat->part[k].vector_elems;
@@ -858,7 +858,7 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
                    p->row_lanes, p->row_group, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS)
-    ixj__textbuf_put(&b, " part_vector_bytes=%d part_zen=%d", p->part_vector_bytes, p->part_zen_prefetch);
+    ixj__textbuf_put(&b, " part_vector_bytes=%d part_zen=%d", p->part_vector_bytes, p->part_zen);
   for (int k = 0; k < p->num_parts; k++) {
     const plan_part *x = &p->part[k];
     ixj__textbuf_put(&b, " part{input=%d vec=%d aligned=%d nt=%d prefetch=%d memcpy=%d shift=%d units=%llu}", x->input,

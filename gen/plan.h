@@ -114,7 +114,7 @@ typedef struct ixj_plan {
   int prefetch;     /* CPU, streamed: the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
                        prefetch each source row into L1, two tiles ahead (PLAN_PREFETCH_FAR; not where the tile's
                        source rows crowd one L1 set), or one tile ahead, crowded or not (PLAN_PREFETCH_NEAR, where
-                       the request's cpu_zen_prefetch says so) (see choose_prefetch); GENERAL, storing parts of
+                       the request's cpu_zen says so) (see choose_prefetch); GENERAL, storing parts of
                        lines (a strided destination, by scalar stores, or by masked ones but on Zen cores):
                        each store's line ahead, for writing (1) */
   int asm_regs;     /* CPU: the vector registers a transpose block's shuffle network may use as one inline-asm
@@ -124,7 +124,7 @@ typedef struct ixj_plan {
   uint64_t work_units; /* what the dispatcher splits: points, or tiles when TILED */
   int num_parts;       /* CAT_PARTS */
   int part_vector_bytes; /* CAT_PARTS: the request's cpu_vector_bytes, for rebuilding the parts */
-  int part_zen_prefetch; /* CAT_PARTS: the request's cpu_zen_prefetch, likewise */
+  int part_zen; /* CAT_PARTS: the request's cpu_zen, likewise */
   plan_part part[IXJ_MAX_CAT_INPUTS];
 } ixj_plan;
 
@@ -140,9 +140,12 @@ typedef struct plan_request {
   bool gpu;                    /* CUDA: 16-byte vectors, 32x32 (16x16 for wide elements) shared-memory tiles */
   int cpu_vector_bytes;        /* the host's widest vector register: 64 with AVX-512, else 32 (0: 32) */
   int cpu_asm_regs;            /* vector registers the target lets inline-asm shuffles use (0: none, IR shuffles) */
-  int cpu_zen_prefetch;        /* AMD's Zen cores: a streamed transpose prefetches its source rows one tile ahead,
-                                  even where they crowd one L1 set (0: two tiles ahead where they do not), and
-                                  masked stores take no write prefetch (0: they do) */
+  int cpu_zen;                 /* AMD's Zen cores' rules (0: Intel's), each measured where they differ
+                                  (gen/plan.c): a streamed transpose prefetches its source rows one tile
+                                  ahead, even where they crowd one L1 set (Intel: two tiles ahead where they
+                                  do not); masked stores take no write prefetch; streamed copies of rows far
+                                  apart move in row groups; crowded 1- and 2-byte transposes take whole
+                                  32-byte blocks; in cache only tiles that span their rows stage */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */

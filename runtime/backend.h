@@ -28,7 +28,7 @@ typedef struct ixj__target {
   char name[64]; /* the target string every signature ends with: "cpu:NAME:HASH", "cuda:sm_90" */
   int cpu_vector_bytes; /* CPU: the widest vector register (64 with AVX-512, else 32); CUDA: 0 */
   int cpu_asm_regs;     /* CPU: the vector registers inline-asm shuffles may use (0: none); CUDA: 0 */
-  int cpu_zen_prefetch; /* CPU: plan_request.cpu_zen_prefetch; CUDA: 0 */
+  int cpu_zen; /* CPU: plan_request.cpu_zen; CUDA: 0 */
 } ixj__target;
 
 struct ixj__backend {

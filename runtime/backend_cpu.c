@@ -20,7 +20,7 @@ static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *ou
                        .loadable = true,
                        .cpu_vector_bytes = ixj__jit_llvm_vector_bytes(ctx->jit),
                        .cpu_asm_regs = ixj__jit_llvm_asm_registers(ctx->jit),
-                       .cpu_zen_prefetch = ixj__jit_llvm_zen_prefetch(ctx->jit)};
+                       .cpu_zen = ixj__jit_llvm_zen(ctx->jit)};
   const char *name = ixj__jit_llvm_target(ctx->jit); /* copied, not formatted: every call passes here */
   if (arch) {
     const jit_cpu *other;
@@ -30,7 +30,7 @@ static ixj_status cpu_target(ixj_context *ctx, const char *arch, ixj__target *ou
       out->loadable = false;
       out->cpu_vector_bytes = other->vector_bytes;
       out->cpu_asm_regs = other->asm_regs;
-      out->cpu_zen_prefetch = other->zen_prefetch;
+      out->cpu_zen = other->zen;
       name = other->target;
     }
   }

@@ -62,7 +62,7 @@ static ixj_status make_plan(ixj_context *ctx, const dispatch_request *req, const
                      .gpu = req->backend->gpu,
                      .cpu_vector_bytes = target->cpu_vector_bytes,
                      .cpu_asm_regs = target->cpu_asm_regs,
-                     .cpu_zen_prefetch = target->cpu_zen_prefetch};
+                     .cpu_zen = target->cpu_zen};
   return ixj__plan_build(&pr, plan, err);
 }
 

@@ -19,7 +19,7 @@ typedef struct jit_cpu {
   char target[160]; /* "cpu:NAME:HASH" (the hash of the enabled features); "cpu:NAME:llvm-defaults" without a list */
   int vector_bytes; /* 64 with avx512f and evex512, else 32 */
   int asm_regs;     /* the vector registers a transpose block's inline-asm shuffles may use (ixj__jit_asm_registers) */
-  int zen_prefetch; /* plan_request.cpu_zen_prefetch for this CPU (ixj__jit_llvm_zen_prefetch) */
+  int zen;          /* plan_request.cpu_zen for this CPU (ixj__jit_llvm_zen) */
   bool host;
 } jit_cpu;
 
@@ -37,12 +37,10 @@ int ixj__jit_llvm_vector_bytes(const jit_llvm *jit);
  * width), 16 with AVX2, else 0 (the shuffles stay IR). Covered by the target
  * string like the vector width. */
 int ixj__jit_llvm_asm_registers(const jit_llvm *jit);
-/* Whether the CPU's software prefetch follows AMD Zen's rules (a streamed
- * transpose prefetches its source rows one tile ahead, even where they crowd
- * one L1 set; masked stores take no write prefetch), by the CPU's name
- * (plan_request.cpu_zen_prefetch): 1 on AMD's Zen cores ("znver*"), else 0.
- * Covered by the target string, which names the CPU. */
-int ixj__jit_llvm_zen_prefetch(const jit_llvm *jit);
+/* Whether the plan takes AMD Zen's rules (plan_request.cpu_zen, gen/plan.h),
+ * by the CPU's name: 1 on AMD's Zen cores ("znver*"), else 0. Covered by the
+ * target string, which names the CPU. */
+int ixj__jit_llvm_zen(const jit_llvm *jit);
 /* "LLVM 19.1.7": the toolchain, part of every disk-cache key. */
 const char *ixj__jit_llvm_toolchain(const jit_llvm *jit);
 /* Optimizes (the kernels' own pass pipeline, codegen O2, host CPU and

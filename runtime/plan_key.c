@@ -47,7 +47,7 @@ size_t ixj__plan_key(const ixj_plan *p, const char *target, uint8_t *buf, size_t
   put_i64(&k, (int64_t)p->work_units);
   put_i64(&k, p->num_parts);
   put_i64(&k, p->part_vector_bytes);
-  put_i64(&k, p->part_zen_prefetch);
+  put_i64(&k, p->part_zen);
   put(&k, p->part, (size_t)p->num_parts * sizeof p->part[0]);
   for (int o = 0; o < p->num_operands; o++) {
     const plan_operand *x = &p->operand[o];

@@ -56,7 +56,7 @@ static void test_thresholds(void **state) {
   one(IXJ_OP_COPY, "iota 448 448", "iota 448 448 | permute 1 0", true);      /* tiled, 1.53 MiB */
   one(IXJ_OP_COPY, "iota 512 512", "iota 512 512 | permute 1 0", true);      /* tiled, 2 MiB */
   /* rows off lines, in cache: staged with 64-byte vectors, but not on Zen cores (gen/plan.c, stage_tiles) */
-  bool staged = ixj__jit_llvm_vector_bytes(ctx->jit) == 64 && !ixj__jit_llvm_zen_prefetch(ctx->jit);
+  bool staged = ixj__jit_llvm_vector_bytes(ctx->jit) == 64 && !ixj__jit_llvm_zen(ctx->jit);
   one(IXJ_OP_COPY, "iota 360 360", "iota 360 360 | permute 1 0", false);     /* staged, just under 1 MiB */
   one(IXJ_OP_COPY, "iota 420 420", "iota 420 420 | permute 1 0", staged);    /* staged, 1.35 MiB */
   one(IXJ_OP_FILL, "iota 256 256 | slice ::-1", NULL, false);                /* fill, 256 KiB written */

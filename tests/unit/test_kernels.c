@@ -89,8 +89,8 @@ static int asm_regs(int vector_bytes, size_t stream_from) {
   return vector_bytes == 32 && __builtin_cpu_supports("avx2") ? 16 : 0;
 }
 
-/* plan_request.cpu_zen_prefetch of the cases check() runs */
-static int zen_prefetch;
+/* plan_request.cpu_zen of the cases check() runs */
+static int zen_rules;
 
 /* One case at one vector width and cache size: JIT, run, compare. */
 static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, int num_srcs, const char *const *src_text,
@@ -120,7 +120,7 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
   plan_request req = {.op = op, .elem_size = elem, .dst = dst, .num_srcs = num_srcs,
                       .srcs = (const ixj_ixfun *const *)srcs, .cat_axis = axis, .pointers = ptrs,
                       .last_level_cache = stream_from, .cpu_vector_bytes = vector_bytes,
-                      .cpu_asm_regs = asm_regs(vector_bytes, stream_from), .cpu_zen_prefetch = zen_prefetch};
+                      .cpu_asm_regs = asm_regs(vector_bytes, stream_from), .cpu_zen = zen_rules};
   ixj_plan *p = malloc(sizeof *p);
   if (ixj__plan_build(&req, p, &err) != IXJ_OK) fail_msg("%s: plan: %s", dst_text, err.message);
   if (strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
@@ -205,7 +205,7 @@ static void stacked_blocks(void **state) {
       for (int vb = 32; vb <= 64; vb += 32)
         for (int zen = 0; zen <= 1; zen++) { /* Zen cores: crowded rows take 32-byte blocks with AVX-512 too */
           plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .cpu_vector_bytes = vb,
-                              .cpu_zen_prefetch = zen};
+                              .cpu_zen = zen};
           ixj_plan *p = malloc(sizeof *p);
           bool stacked = e <= 2 && ((vb == 64 && !zen) || !cases[c].crowded);
           int whole = e <= 2 ? 32 / (int)e : vb / (int)e; /* crowded bytes and halves: 32-byte blocks */
@@ -221,12 +221,12 @@ static void stacked_blocks(void **state) {
   }
   copy_all_ways(2, "iota 256 96", "iota 96 256 | permute 1 0", "tiled"); /* 512-byte pitch: stacked with AVX2 */
   copy_all_ways(2, "iota 2048 40", "iota 40 2048 | permute 1 0", "tiled"); /* 4 KiB: not */
-  zen_prefetch = 1; /* crowded: 32-byte blocks with AVX-512 too, streamed and staged or not */
+  zen_rules = 1; /* crowded: 32-byte blocks with AVX-512 too, streamed and staged or not */
   for (size_t e = 1; e <= 2; e *= 2) {
     copy_all_ways(e, "iota 4096 96", "iota 96 4096 | permute 1 0", "tiled");
     copy_all_ways(e, "iota 4096 100", "iota 100 4096 | permute 1 0", "tiled");
   }
-  zen_prefetch = 0;
+  zen_rules = 0;
 }
 
 static void strided_destinations(void **state) {
@@ -331,13 +331,13 @@ static void cat_parts(void **state) {
   /* Zen's rules (no in-cache staging of T x T tiles, 32-byte blocks for
    * crowded bytes) reach the parts as rebuilt for emission */
   const char *crowded[] = {"iota 96 4096 | permute 1 0", "iota 104 4096 | permute 1 0"};
-  zen_prefetch = 1;
+  zen_rules = 1;
   for (int stream = 0; stream < 2; stream++) {
     check(IXJ_OP_CAT, 4, 1, "iota 300 340", 3, mixed, 64, stream, 0, "cat_parts");
     check(IXJ_OP_CAT, 4, 1, "iota 300 300", 2, two_t, 64, stream, 4, "cat_parts");
     check(IXJ_OP_CAT, 1, 1, "iota 4096 200", 2, crowded, 64, stream, 0, "cat_parts");
   }
-  zen_prefetch = 0;
+  zen_rules = 0;
   /* parts on both sides of the streaming threshold (61440 and 69632 bytes): the table's rows choose */
   for (size_t mis = 0; mis <= 8; mis += 8) check(IXJ_OP_CAT, 8, 0, "iota 200 128", 3, outer, 64, 65536, mis, "cat_parts");
 }
@@ -363,13 +363,13 @@ static void strided_stores(void **state) {
         for (size_t stream = 0; stream < 2; stream++) /* streamed: the stores prefetch for writing */
           for (size_t mis = 0; mis <= e; mis += e) {
             if (zen && !(vb == 64 && stream)) continue; /* Zen's rule: masked stores, streamed */
-            zen_prefetch = zen;
+            zen_rules = zen;
             for (size_t v = 0; v < sizeof views / sizeof *views; v++)
               check(IXJ_OP_FILL, e, 0, views[v], 0, NULL, vb, stream, mis, "general");
             for (size_t v = 0; v < sizeof copies / sizeof *copies; v++)
               check(IXJ_OP_COPY, e, 0, copies[v][0], 1, &copies[v][1], vb, stream, mis, "general");
           }
-  zen_prefetch = 0;
+  zen_rules = 0;
   /* the masked path is the one taken where it can be (AVX-512: AVX2's masked
    * stores are microcoded on AMD's cores, so there scalar stores); streamed,
    * each store prefetches a line ahead for writing, but for masked ones on
@@ -381,7 +381,7 @@ static void strided_stores(void **state) {
         for (size_t stream = 0; stream < 2; stream++) {
           plan_request req = {.op = op ? IXJ_OP_COPY : IXJ_OP_FILL, .elem_size = 4, .dst = f, .num_srcs = op,
                               .srcs = (const ixj_ixfun *const *)&s, .cpu_vector_bytes = vb, .last_level_cache = stream,
-                              .cpu_zen_prefetch = zen};
+                              .cpu_zen = zen};
           ixj_plan *p = malloc(sizeof *p);
           char *ir = NULL;
           bool masked = vb == 64, prefetch = stream && !(zen && masked);
@@ -431,13 +431,13 @@ static void row_groups(void **state) {
       for (size_t e = 1; e <= 16; e *= 2)
         for (size_t stream = 0; stream < 2; stream++)
           for (size_t mis = 0; mis <= e; mis += e) {
-            zen_prefetch = zen;
+            zen_rules = zen;
             for (size_t v = 0; v < sizeof copies / sizeof *copies; v++)
               check(IXJ_OP_COPY, e, 0, copies[v][0], 1, &copies[v][1], vb, stream, mis, "inner_contiguous");
             for (size_t v = 0; v < sizeof general / sizeof *general; v++)
               check(IXJ_OP_COPY, e, 0, general[v][0], 1, &general[v][1], vb, stream, mis, "general");
           }
-  zen_prefetch = 0;
+  zen_rules = 0;
   /* where the group is chosen: Zen, streamed, vectors, whole lines, a group dim of whole groups */
   static const struct {
     int copy, zen, stream;
@@ -454,7 +454,7 @@ static void row_groups(void **state) {
     ixj_ixfun *d = parse_ok(text[0]), *s = parse_ok(text[1]);
     plan_request req = {.op = IXJ_OP_COPY, .elem_size = cases[c].elem, .dst = d, .num_srcs = 1,
                         .srcs = (const ixj_ixfun *const *)&s, .cpu_vector_bytes = 64,
-                        .last_level_cache = (size_t)cases[c].stream, .cpu_zen_prefetch = cases[c].zen};
+                        .last_level_cache = (size_t)cases[c].stream, .cpu_zen = cases[c].zen};
     ixj_plan *p = malloc(sizeof *p);
     char *ir = NULL;
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
@@ -586,7 +586,7 @@ static void staged_tiles(void **state) {
     const ixj_ixfun *srcs[1] = {s};
     plan_request req = {.op = IXJ_OP_COPY, .elem_size = want[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
                         .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = want[c].vector_bytes,
-                        .cpu_zen_prefetch = want[c].zen};
+                        .cpu_zen = want[c].zen};
     ixj_plan *p = malloc(sizeof *p);
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
     assert_int_equal(p->staged, want[c].staged);
@@ -664,13 +664,13 @@ static void source_prefetch(void **state) {
               {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1}, /* NCHW -> NHWC, 1 KiB planes */
               {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0},  /* 4 KiB planes */
               {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1}};  /* a zip: 3 rows, all of a */
-  /* Zen cores (cpu_zen_prefetch): every streamed one, one tile ahead */
+  /* Zen cores (cpu_zen): every streamed one, one tile ahead */
   for (int near = 0; near <= 1; near++)
     for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
       ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
       const ixj_ixfun *srcs[1] = {s};
       plan_request req = {.op = IXJ_OP_COPY, .elem_size = want[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
-                          .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = 64, .cpu_zen_prefetch = near};
+                          .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = 64, .cpu_zen = near};
       ixj_plan *p = malloc(sizeof *p);
       char *ir = NULL, ahead[64];
       assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
@@ -692,7 +692,7 @@ static void source_prefetch(void **state) {
       ixj_ixfun *d = parse_ok("iota 1040 1040"), *s = parse_ok("iota 1040 1040 | permute 1 0");
       const ixj_ixfun *srcs[1] = {s};
       plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .last_level_cache = 1,
-                          .cpu_vector_bytes = 32, .cpu_zen_prefetch = near};
+                          .cpu_vector_bytes = 32, .cpu_zen = near};
       ixj_plan *p = malloc(sizeof *p);
       char *ir = NULL;
       assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
@@ -708,7 +708,7 @@ static void source_prefetch(void **state) {
   ixj_ixfun *d = parse_ok("iota 1024 2048"), *s0 = parse_ok("iota 1024 1024"), *s1 = parse_ok("iota 1024 1024 | permute 1 0");
   const ixj_ixfun *srcs[2] = {s0, s1};
   plan_request req = {.op = IXJ_OP_CAT, .elem_size = 4, .dst = d, .num_srcs = 2, .srcs = srcs, .cat_axis = 1,
-                      .last_level_cache = 1, .cpu_vector_bytes = 32, .cpu_zen_prefetch = 1};
+                      .last_level_cache = 1, .cpu_vector_bytes = 32, .cpu_zen = 1};
   ixj_plan *cat = malloc(sizeof *cat), *part = malloc(sizeof *part);
   assert_int_equal(ixj__plan_build(&req, cat, NULL), IXJ_OK);
   assert_int_equal(cat->strategy, PLAN_CAT_PARTS);
@@ -720,15 +720,15 @@ static void source_prefetch(void **state) {
   ixj_ixfun_free(d);
   ixj_ixfun_free(s0);
   ixj_ixfun_free(s1);
-  for (zen_prefetch = 0; zen_prefetch <= 1; zen_prefetch++) {
+  for (zen_rules = 0; zen_rules <= 1; zen_rules++) {
     copy_all_ways(4, "iota 1024 64", "iota 64 1024 | permute 1 0", "tiled"); /* 4 KiB pitch, streamed: none, or near */
     copy_all_ways(1, "iota 300 270", "iota 270 300 | permute 1 0", "tiled"); /* stacked, with edges */
   }
-  zen_prefetch = 0;
+  zen_rules = 0;
 }
 
 /* The CPU's name decides: one tile ahead on AMD's Zen cores. */
-static void zen_prefetch_by_cpu(void **state) {
+static void zen_by_cpu(void **state) {
   (void)state;
   static const struct {
     const char *cpu;
@@ -737,8 +737,8 @@ static void zen_prefetch_by_cpu(void **state) {
   for (size_t c = 0; c < sizeof cpus / sizeof *cpus; c++) {
     const jit_cpu *other = NULL;
     assert_int_equal(ixj__jit_llvm_cpu(jit, cpus[c].cpu, &other, NULL), IXJ_OK);
-    if (other) assert_int_equal(other->zen_prefetch, cpus[c].want);
-    else assert_int_equal(ixj__jit_llvm_zen_prefetch(jit), cpus[c].want); /* the host itself */
+    if (other) assert_int_equal(other->zen, cpus[c].want);
+    else assert_int_equal(ixj__jit_llvm_zen(jit), cpus[c].want); /* the host itself */
   }
 }
 
@@ -748,7 +748,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_prefetch_by_cpu),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
