@@ -294,6 +294,25 @@ static int log2_of(size_t n) {
   return k;
 }
 
+/* The outer digits (dims 0 .. rank-2, in %d.<j>.addr) advanced by step rows:
+ * loaded as %<pre>.<j>, carried by the odometer, stored back. */
+static void emit_odometer_step(emitter *e, text *t, const char *pre, int64_t step) {
+  lower *lw = &e->lw;
+  int last = e->p->rank - 1, cur[IXJ_MAX_RANK], next[IXJ_MAX_RANK];
+  char digit[16]; /* "%%<pre>.%d": the input's name format, one int */
+  snprintf(digit, sizeof digit, "%%%%%s.%%d", pre);
+  for (int j = 0; j < last; j++) {
+    ixj__text_put(t, "  %%%s.%d = load %s, ptr %%d.%d.addr\n", pre, j, e->it, j);
+    cur[j] = input(e, lw->index, digit, j);
+  }
+  ixj__lower_odometer(lw, last, cur, e->p->shape, step, next);
+  flush(e, t);
+  for (int j = 0; j < last; j++) {
+    name d = ref(e, next[j]);
+    ixj__text_put(t, "  store %s %s, ptr %%d.%d.addr\n", e->it, d.s, j);
+  }
+}
+
 /* %grp.abc: the row about to move starts a group of w rows: its group digit
  * (dim rank-2) a multiple of w, the row whole (from its first point), and the
  * chunk holding all w rows. */
@@ -341,17 +360,7 @@ static void emit_row_group(emitter *e, text *branch, text *group, const int *row
                 p->vector_elems * per_line, (long long)p->shape[last]);
   ixj__text_put(group, "  br i1 %%gcont, label %%group, label %%group.done\n\ngroup.done:\n");
   ixj__text_put(group, "  %%lin.g = add i64 %%lin, %lld\n  store i64 %%lin.g, ptr %%lin.addr\n", rows);
-  int cur[IXJ_MAX_RANK], next[IXJ_MAX_RANK];
-  for (int j = 0; j < last; j++) {
-    ixj__text_put(group, "  %%gc.%d = load %s, ptr %%d.%d.addr\n", j, e->it, j);
-    cur[j] = input(e, lw->index, "%%gc.%d", j);
-  }
-  ixj__lower_odometer(lw, last, cur, p->shape, w, next);
-  flush(e, group);
-  for (int j = 0; j < last; j++) {
-    name d = ref(e, next[j]);
-    ixj__text_put(group, "  store %s %s, ptr %%d.%d.addr\n", e->it, d.s, j);
-  }
+  emit_odometer_step(e, group, "gc", w);
   ixj__text_put(group, "  br label %%row\n");
 }
 
@@ -489,7 +498,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
   lower *lw = &e->lw;
   int r = p->rank, last = r - 1;
   text part[EW_PARTS] = {{0}};
-  int digit[IXJ_MAX_RANK], outer[IXJ_MAX_RANK + 1], next[IXJ_MAX_RANK];
+  int digit[IXJ_MAX_RANK], outer[IXJ_MAX_RANK + 1];
 
   /* entry: the first point's digits, by magic division */
   for (int j = 0; j < last; j++) ixj__text_put(&part[EW_ALLOCAS], "  %%d.%d.addr = alloca %s\n", j, e->it);
@@ -584,19 +593,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
   }
 
   /* row.next: the odometer over the outer digits */
-  if (last > 0) {
-    int cur[IXJ_MAX_RANK];
-    for (int j = 0; j < last; j++) {
-      ixj__text_put(&part[EW_CARRY], "  %%dc.%d = load %s, ptr %%d.%d.addr\n", j, e->it, j);
-      cur[j] = input(e, lw->index, "%%dc.%d", j);
-    }
-    ixj__lower_odometer(lw, last, cur, p->shape, 1, next);
-    flush(e, &part[EW_CARRY]);
-    for (int j = 0; j < last; j++) {
-      name d = ref(e, next[j]);
-      ixj__text_put(&part[EW_CARRY], "  store %s %s, ptr %%d.%d.addr\n", e->it, d.s, j);
-    }
-  }
+  if (last > 0) emit_odometer_step(e, &part[EW_CARRY], "dc", 1);
 
   if (p->store_pitch) {
     int lanes = store_lanes(p);
