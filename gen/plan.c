@@ -588,6 +588,32 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
   p->tile_a = p->span ? (int)a : wide ? WIDE_TILES * p->tile : 0;
 }
 
+/* Zen cores, streamed, AVX-512: tiles read fewer source rows (tile_a), each
+ * further along (4-byte tiles 64 along b). Round 9 found that a Zen 3's
+ * hardware prefetchers follow a few streams, not a tile's 32 rows (8 rows
+ * interleaved read at 17-20 GB/s, 32 at 5-6); on a Zen 4 a C harness of
+ * 16 x 16 float blocks ran 4032^2 at 8-12 GB/s in tiles of 32 source rows
+ * and 15-25 in tiles of 16. In ixjit (1 / 2 threads, ixjit / the ceiling,
+ * three alternations, 32 x 32 tiles -> these): 4032^2 floats 0.35-0.39 /
+ * 0.31-0.51 -> 0.77-0.91 / 0.76-0.93 (16 x 32 tiles: 0.63-0.80 /
+ * 0.54-0.69; 16 x 128 about as 16 x 64), 4096^2 floats 0.54-0.71 /
+ * 0.64-0.65 -> 0.54-0.65 / 0.72-0.75, 10240^2 0.48-0.55 / 0.57-0.64 ->
+ * 0.60-0.64 / 0.69-0.81, NCHW -> NHWC 0.57-0.72 / 0.54-0.77 -> 0.76-0.81 /
+ * 0.82-0.87, staged 4000 x 4030 floats 0.29 / 0.33-0.43 -> 0.42-0.54 /
+ * 0.55-0.60, 2880^2 doubles 0.38-0.45 / 0.48-0.52 -> 0.84-0.91 / 0.82-0.91
+ * (8 rows: 0.68-0.73), 2048^2 16-byte 0.52-0.59 / 0.59-0.63 -> 0.84-1.21 /
+ * 0.80-0.86 (16 rows: 0.59-0.72). Fused dims, zips and spans keep their
+ * tiles; 1- and 2-byte tiles already read as few rows as a destination line
+ * needs. The Intel VM measured 16-row tiles slower (size_blocks). */
+static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
+  int e = (int)p->elem_size, rows = e == 4 || e == 8 ? 16 : e == 16 ? 8 : 0;
+  if (req->gpu || !req->cpu_zen || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal || !rows ||
+      p->micro * e != 64 || rows % p->micro || p->tile_a || p->a_inner || p->b_inner || p->zip || p->unzip)
+    return;
+  p->tile_a = rows;
+  if (e == 4) p->tile = 64;
+}
+
 /* TILED: the work units (tiles) and, streamed on a CPU, the walk in blocks of
  * tiles (below). */
 static void tile_work(ixj_plan *p, bool gpu) {
@@ -694,6 +720,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
    * every other column of 4096 x 8192 floats: 1.4 GB/s streamed, 0.07 of the
    * ceiling and 0.2 of NumPy; docs/cpu-path.md) */
   if (p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p)) p->nontemporal = 0;
+  zen_tile_shape(p, req);
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
   choose_prefetch(p, req->gpu, out_of_cache, req->cpu_zen != 0);
@@ -755,7 +782,7 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
     part->work_units = sub->work_units;
     part->shift = 0;
     if (sub->strategy == PLAN_TILED)
-      while ((1 << part->shift) < sub->tile * sub->tile) part->shift++;
+      while ((1 << part->shift) < sub->tile * ixj__plan_tile_edge_a(sub)) part->shift++;
     if (sub->vector_elems > align) align = sub->vector_elems;
   }
   free(sub);
@@ -787,6 +814,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
   out->nontemporal = cat->part[k].nontemporal;
   if (out->strategy == PLAN_TILED) { /* staging and the walk as planned with them */
     stage_tiles(out, &r);
+    zen_tile_shape(out, &r);
     tile_work(out, false);
   }
   out->prefetch = cat->part[k].prefetch;

@@ -563,7 +563,7 @@ static void staged_tiles(void **state) {
               {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 1, 2, 1, 0, 0}, /* AVX2: partial lines by bytes */
               {"iota 300 250", "iota 250 300 | permute 1 0", 4, 32, 1, 2, 1, 250, 0}, /* AVX2, spanned */
               {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 0, 0, 0, 0, 0}, /* AVX2, in cache: not staged */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 0, 1},   /* Zen, streamed: staged */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 16, 1},  /* Zen, streamed: staged, 16 rows */
               {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 0, 0, 0, 1},   /* Zen, in cache: tiles not */
               {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100, 1}}; /* Zen, in cache, spanned */
   /* 1-byte tiles four times as wide where a has room for two */
@@ -592,7 +592,7 @@ static void staged_tiles(void **state) {
     assert_int_equal(p->staged, want[c].staged);
     assert_int_equal(p->nontemporal, want[c].nontemporal);
     assert_int_equal(p->tile_a, want[c].tile_a);
-    assert_int_equal(p->span, want[c].tile_a != 0);
+    assert_int_equal(p->span, want[c].tile_a != 0 && !(want[c].zen && want[c].stream)); /* Zen: zen_tile_shape */
     if (p->staged) { /* the partial lines' stores */
       char *ir = NULL;
       assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
@@ -727,6 +727,47 @@ static void source_prefetch(void **state) {
   zen_rules = 0;
 }
 
+/* Zen cores, streamed, AVX-512: tiles of 4-, 8- and 16-byte elements read
+ * 16, 16 and 8 source rows (plan.tile_a), 4-byte ones 64 elements along b;
+ * whole tiles, edges on both sides, staged rows (a pitch off lines),
+ * batches, and 32-byte vectors (unchanged). */
+static void zen_tile_shapes(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int span4; /* staged at 4 bytes, spanning a (which keeps its tiles) */
+  } cases[] = {{"iota 256 384", "iota 384 256 | permute 1 0", 0},     /* whole tiles, rows on lines */
+               {"iota 300 270", "iota 270 300 | permute 1 0", 0},     /* edges; staged */
+               {"iota 200 1032", "iota 1032 200 | permute 1 0", 0},   /* edges, rows on lines */
+               {"iota 3 70 160", "iota 3 160 70 | permute 0 2 1", 0}, /* batched */
+               {"iota 3 70 130", "iota 3 130 70 | permute 0 2 1", 1}}; /* staged, spanning a at 4 bytes */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
+    const ixj_ixfun *srcs[1] = {s};
+    for (size_t e = 4; e <= 16; e *= 2)
+      for (int vb = 32; vb <= 64; vb += 32)
+        for (int zen = 0; zen <= 1; zen++) {
+          plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .last_level_cache = 1,
+                              .cpu_vector_bytes = vb, .cpu_zen = zen};
+          ixj_plan *p = malloc(sizeof *p);
+          assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+          assert_int_equal(p->strategy, PLAN_TILED);
+          assert_int_equal(p->nontemporal, 1);
+          if (e == 4 && p->staged) assert_int_equal(p->span, cases[c].span4);
+          bool shaped = zen && vb == 64 && !p->span;
+          if (!p->span) assert_int_equal(p->tile_a, shaped ? (e == 16 ? 8 : 16) : 0);
+          assert_int_equal(p->tile, shaped && e == 4 ? 64 : 32);
+          free(p);
+        }
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+  zen_rules = 1;
+  for (size_t e = 4; e <= 16; e *= 2)
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "tiled");
+  zen_rules = 0;
+}
+
 /* The CPU's name decides: one tile ahead on AMD's Zen cores. */
 static void zen_by_cpu(void **state) {
   (void)state;
@@ -748,7 +789,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_by_cpu),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
