@@ -602,13 +602,16 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
  * 0.82-0.87, staged 4000 x 4030 floats 0.29 / 0.33-0.43 -> 0.42-0.54 /
  * 0.55-0.60, 2880^2 doubles 0.38-0.45 / 0.48-0.52 -> 0.84-0.91 / 0.82-0.91
  * (8 rows: 0.68-0.73), 2048^2 16-byte 0.52-0.59 / 0.59-0.63 -> 0.84-1.21 /
- * 0.80-0.86 (16 rows: 0.59-0.72). Fused dims, zips and spans keep their
- * tiles; 1- and 2-byte tiles already read as few rows as a destination line
- * needs. The Intel VM measured 16-row tiles slower (size_blocks). */
+ * 0.80-0.86 (16 rows: 0.59-0.72); a chain's fused b (the 4096^2 transpose
+ * reshaped into rows of 8192 on a pitch of 8256) 0.38-0.47 / 0.51-0.55 ->
+ * 0.82-1.04 / 0.79-0.86. A fused a (the 6-D permute: no gain), zips and
+ * spans keep their tiles; 1- and 2-byte tiles already read as few rows as a
+ * destination line needs. The Intel VM measured 16-row tiles slower
+ * (size_blocks). */
 static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, rows = e == 4 || e == 8 ? 16 : e == 16 ? 8 : 0;
   if (req->gpu || !req->cpu_zen || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal || !rows ||
-      p->micro * e != 64 || rows % p->micro || p->tile_a || p->a_inner || p->b_inner || p->zip || p->unzip)
+      p->micro * e != 64 || rows % p->micro || p->tile_a || p->a_inner || p->zip || p->unzip)
     return;
   p->tile_a = rows;
   if (e == 4) p->tile = 64;

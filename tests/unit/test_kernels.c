@@ -730,7 +730,7 @@ static void source_prefetch(void **state) {
 /* Zen cores, streamed, AVX-512: tiles of 4-, 8- and 16-byte elements read
  * 16, 16 and 8 source rows (plan.tile_a), 4-byte ones 64 elements along b;
  * whole tiles, edges on both sides, staged rows (a pitch off lines),
- * batches, and 32-byte vectors (unchanged). */
+ * batches, a chain's fused b, and 32-byte vectors (unchanged). */
 static void zen_tile_shapes(void **state) {
   (void)state;
   static const struct {
@@ -740,6 +740,8 @@ static void zen_tile_shapes(void **state) {
                {"iota 300 270", "iota 270 300 | permute 1 0", 0},     /* edges; staged */
                {"iota 200 1032", "iota 1032 200 | permute 1 0", 0},   /* edges, rows on lines */
                {"iota 3 70 160", "iota 3 160 70 | permute 0 2 1", 0}, /* batched */
+               {"iota 64 272 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", 0}, /* b fused */
+               {"iota 64 270 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", 0}, /* b fused, staged */
                {"iota 3 70 130", "iota 3 130 70 | permute 0 2 1", 1}}; /* staged, spanning a at 4 bytes */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
