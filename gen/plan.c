@@ -682,10 +682,40 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
  * 16.0-17.0 -> 19.6-24.5, a fill 8.6-11.3 -> 9.9-12.4 / 11.5-13.1 ->
  * 12.9-13.4; scalar stores still gain from it there (a C harness, the copy
  * 9.0-9.5 -> 13.4-13.8 GB/s). So Zen's masked stores go without. */
+/* Zen 4 again (AVX-512, round 12): where the source rows are short and back
+ * to back (a 256^3 permute (2, 0, 1): 1 KiB rows; NHWC -> NCHW with 64
+ * channels: 256 bytes), a row of tiles reads one contiguous run of source,
+ * but a block reads it a line from each of 16 rows at a time, and the
+ * hardware prefetchers do not follow that order: a C harness reading 64 MiB
+ * so, 16 rows of 1 KiB at a time, ran at 10-12 GB/s against 25-27 read in
+ * order (and 27 for rows of 16 KiB). Prefetching the next rows of tiles the
+ * same way (each row Ta rows further) gained nothing (9-12), but prefetching
+ * them line after line in memory order, one prefetch with each load, ran at
+ * 16-18. So there each block row prefetches the line of the next rows of
+ * tiles that keeps those prefetches in memory order (emit_llvm.c,
+ * emit_sequential_prefetch_rows). It needs each row of tiles to walk all
+ * of b before the next (no blocks of tiles, or blocks as wide as b),
+ * whole-register blocks of plain rows (of 64-byte vectors, as measured), and runs of at most
+ * SEQUENTIAL_RUN_BYTES, as measured: what is prefetched a row of tiles
+ * ahead must still be in L1 (48 KiB here) when its blocks come. Measured (ixjit / the ceiling, 1 / 2
+ * threads, environment switches in one build, three alternations): the 256^3
+ * permute 0.35-0.39 / 0.43-0.50 -> 0.48-0.54 / 0.50-0.65, NHWC -> NCHW
+ * 0.38-0.40 / 0.48-0.51 -> 0.62-0.65 / 0.56-0.71 (docs/cpu-path.md). */
+#define SEQUENTIAL_RUN_BYTES 16384
+static bool sequential_source(const ixj_plan *p) {
+  const plan_operand *src = &p->operand[1];
+  int64_t b = ixj__plan_tile_b_extent(p), a = ixj__plan_tile_a_extent(p), ta = ixj__plan_tile_edge_a(p);
+  int64_t b_tiles = (b + p->tile - 1) / p->tile;
+  return p->micro && p->vector_bytes == 64 && !p->a_inner && !p->zip && !p->stack && !p->staged && src->stride[p->rank - 1] == b &&
+         src->stride[p->rank - 2] == 1 && a > ta && (!p->super_b || p->super_b == b_tiles) &&
+         b <= SEQUENTIAL_RUN_BYTES / ta / (int64_t)p->elem_size;
+}
+
 static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, bool zen) {
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p) && !(zen && p->store_pitch);
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
   p->prefetch = zen ? PLAN_PREFETCH_NEAR : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
+  if (zen && sequential_source(p)) p->prefetch = PLAN_PREFETCH_SEQUENTIAL;
 }
 
 /* Strategy, index width, streaming and work units of a plan whose dims are

@@ -53,8 +53,9 @@ typedef struct plan_part {
   uint64_t work_units; /* the part's own work units */
 } plan_part;
 
-/* plan.prefetch of a TILED plan: each source row two tiles ahead, or one */
-enum { PLAN_PREFETCH_FAR = 1, PLAN_PREFETCH_NEAR = 2 };
+/* plan.prefetch of a TILED plan: each source row two tiles ahead, or one; or, where the source
+ * rows are short and back to back, the next tiles along a in memory order (gen/plan.c) */
+enum { PLAN_PREFETCH_FAR = 1, PLAN_PREFETCH_NEAR = 2, PLAN_PREFETCH_SEQUENTIAL = 3 };
 
 /* plan.staged: how a staged tile's partial lines are stored */
 enum { PLAN_STAGED_MASKED = 1, PLAN_STAGED_BYTES = 2 };
@@ -115,7 +116,10 @@ typedef struct ixj_plan {
   int prefetch;     /* CPU, streamed: the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
                        prefetch each source row into L1, two tiles ahead (PLAN_PREFETCH_FAR; not where the tile's
                        source rows crowd one L1 set), or one tile ahead, crowded or not (PLAN_PREFETCH_NEAR, where
-                       the request's cpu_zen says so) (see choose_prefetch); GENERAL, storing parts of
+                       the request's cpu_zen says so), or, on Zen cores where the source rows are back to back
+                       and each tile row walks all of b, the source of the tiles a row or two of tiles further
+                       along a, line after line in memory order (PLAN_PREFETCH_SEQUENTIAL) (see
+                       choose_prefetch); GENERAL, storing parts of
                        lines (a strided destination, by scalar stores, or by masked ones but on Zen cores):
                        each store's line ahead, for writing (1) */
   int asm_regs;     /* CPU: the vector registers a transpose block's shuffle network may use as one inline-asm

@@ -654,17 +654,18 @@ static void source_prefetch(void **state) {
   static const struct {
     const char *dst, *src;
     size_t elem;
-    int stream, prefetch;
-  } want[] = {{"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 1, 0},       /* 4 KiB pitch: one set */
-              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1},       /* spread over the sets */
-              {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0},       /* in cache: never */
-              {"iota 256 384", "iota 384 256 | permute 1 0", 4, 1, 1},           /* 1 KiB: 8 rows a set */
-              {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0},           /* 2 KiB: 16 */
-              {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1}, /* NHWC -> NCHW: 256-byte rows */
-              {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1}, /* NCHW -> NHWC, 1 KiB planes */
-              {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0},  /* 4 KiB planes */
-              {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1}};  /* a zip: 3 rows, all of a */
-  /* Zen cores (cpu_zen): every streamed one, one tile ahead */
+    int stream, prefetch, sequential; /* sequential: on Zen cores, short rows back to back */
+  } want[] = {{"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 1, 0, 0},       /* 4 KiB pitch: one set */
+              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0},       /* spread over the sets */
+              {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0, 0},       /* in cache: never */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 4, 1, 1, 1},           /* 1 KiB: 8 rows a set */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0, 0},           /* 2 KiB: 16; 32 KiB runs */
+              {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1, 1}, /* NHWC -> NCHW: 256-byte rows */
+              {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1, 1}, /* NCHW -> NHWC, 1 KiB planes */
+              {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0, 0}, /* 4 KiB planes */
+              {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1, 0}};  /* a zip: 3 rows, all of a */
+  /* Zen cores (cpu_zen): every streamed one, one tile ahead, or the next
+   * rows of tiles in memory order where the rows are short and back to back */
   for (int near = 0; near <= 1; near++)
     for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
       ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
@@ -672,15 +673,23 @@ static void source_prefetch(void **state) {
       plan_request req = {.op = IXJ_OP_COPY, .elem_size = want[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
                           .last_level_cache = (size_t)want[c].stream, .cpu_vector_bytes = 64, .cpu_zen = near};
       ixj_plan *p = malloc(sizeof *p);
-      char *ir = NULL, ahead[64];
+      char *ir = NULL, ahead[64], along[64];
       assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
       assert_int_equal(p->strategy, PLAN_TILED);
       assert_int_equal(p->nontemporal, want[c].stream);
-      assert_int_equal(p->prefetch, !want[c].stream ? 0 : near ? PLAN_PREFETCH_NEAR : want[c].prefetch ? PLAN_PREFETCH_FAR : 0);
+      int expect = !want[c].stream                   ? 0
+                   : near && want[c].sequential      ? PLAN_PREFETCH_SEQUENTIAL
+                   : near                            ? PLAN_PREFETCH_NEAR
+                   : want[c].prefetch                ? PLAN_PREFETCH_FAR
+                                                     : 0;
+      assert_int_equal(p->prefetch, expect);
       assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
       assert_int_equal(strstr(ir, "@llvm.prefetch.p0(ptr") != NULL, p->prefetch != 0);
       snprintf(ahead, sizeof ahead, ", i64 %d\n  call void @llvm.prefetch.p0", p->tile * (near ? 1 : 2)); /* elements along b */
-      assert_int_equal(strstr(ir, ahead) != NULL, p->prefetch != 0);
+      assert_int_equal(strstr(ir, ahead) != NULL, p->prefetch != 0 && expect != PLAN_PREFETCH_SEQUENTIAL);
+      /* the sequential prefetch's address is computed from the block's place, not a step from its load */
+      snprintf(along, sizeof along, ".f0 = getelementptr i%d, ptr %%bp.1, i64 %%v", (int)want[c].elem * 8);
+      assert_int_equal(strstr(ir, along) != NULL, expect == PLAN_PREFETCH_SEQUENTIAL);
       free(ir);
       free(p);
       ixj_ixfun_free(d);
@@ -770,6 +779,41 @@ static void zen_tile_shapes(void **state) {
   zen_rules = 0;
 }
 
+/* Zen cores, streamed, source rows short and back to back: each block row
+ * prefetches the next rows of tiles in memory order (PLAN_PREFETCH_SEQUENTIAL);
+ * the kernels against the reference with whole tiles, edges along b and a,
+ * batches, at 4, 8 and 16 bytes, both vector widths, streamed or not. */
+static void sequential_prefetch(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    size_t elem;
+  } cases[] = {{"iota 256 384", "iota 384 256 | permute 1 0", 4},           /* 1 KiB rows, whole tiles */
+               {"iota 200 304", "iota 304 200 | permute 1 0", 4},           /* an edge along b */
+               {"iota 3 64 16 16", "iota 3 16 16 64 | permute 0 3 1 2", 4}, /* NHWC -> NCHW, batched */
+               {"iota 100 200", "iota 200 100 | permute 1 0", 8},           /* edges along b and a */
+               {"iota 64 100", "iota 100 64 | permute 1 0", 16}};           /* 1 KiB rows, an edge along a */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
+    const ixj_ixfun *srcs[1] = {s};
+    for (int vb = 32; vb <= 64; vb += 32)
+      for (int zen = 0; zen <= 1; zen++) {
+        plan_request req = {.op = IXJ_OP_COPY, .elem_size = cases[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
+                            .last_level_cache = 1, .cpu_vector_bytes = vb, .cpu_zen = zen};
+        ixj_plan *p = malloc(sizeof *p);
+        assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+        assert_int_equal(p->strategy, PLAN_TILED);
+        assert_int_equal(p->prefetch == PLAN_PREFETCH_SEQUENTIAL, zen && vb == 64);
+        free(p);
+      }
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+  zen_rules = 1;
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(cases[c].elem, cases[c].dst, cases[c].src, "tiled");
+  zen_rules = 0;
+}
+
 /* The CPU's name decides: one tile ahead on AMD's Zen cores. */
 static void zen_by_cpu(void **state) {
   (void)state;
@@ -791,7 +835,8 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(zen_by_cpu),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(sequential_prefetch),
+                                     cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
