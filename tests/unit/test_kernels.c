@@ -438,27 +438,33 @@ static void row_groups(void **state) {
           check(IXJ_OP_COPY, e, 0, general[v][0], 1, &general[v][1], vb, 1, mis, "general");
       }
   zen_rules = 0;
-  /* where the group is chosen: Zen, streamed, vectors, whole lines, a group dim of whole groups */
+  /* where the group is chosen: Zen, streamed, vectors, whole lines, a group dim of whole groups, and
+   * (inner-contiguous copies) rows the source-major walk does not take: a destination off lines
+   * (misaligned: its first element half a line past one, on 32-byte vectors, which keep their
+   * aligned vector rows there) or source rows not back to back */
   static const struct {
     int copy, zen, stream;
     size_t elem;
-    int want;
-  } cases[] = {{0, 1, 1, 4, 4}, {0, 0, 1, 4, 0}, {0, 1, 0, 4, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 2, 4}, {2, 1, 1, 4, 0},
-               {2, 1, 1, 8, 4}, {3, 1, 1, 4, 0}, {4, 1, 1, 4, 4}, {5, 1, 1, 4, 0},
+    int misaligned, want;
+  } cases[] = {{0, 1, 1, 4, 1, 4}, {0, 1, 1, 4, 0, 0}, {0, 0, 1, 4, 1, 0}, {0, 1, 0, 4, 1, 0}, {1, 1, 1, 1, 1, 0},
+               {1, 1, 1, 2, 1, 4}, {1, 1, 1, 2, 0, 0}, {2, 1, 1, 4, 1, 0}, {2, 1, 1, 8, 1, 4}, {3, 1, 1, 4, 1, 0},
+               {4, 1, 1, 4, 1, 4}, {4, 1, 1, 4, 0, 0}, {5, 1, 1, 4, 0, 0}, {6, 1, 1, 4, 0, 4},
                /* general (100 + k: general[k]) */
-               {6, 1, 1, 4, 4}, {100, 1, 1, 4, 4}, {100, 0, 1, 4, 0}, {100, 1, 0, 4, 0}, {101, 1, 1, 8, 4},
-               {102, 1, 1, 4, 0}, {102, 1, 1, 8, 4}, {103, 1, 1, 4, 0}, {104, 1, 1, 4, 4}, {105, 1, 1, 4, 4},
-               {106, 1, 1, 4, 0}};
+               {100, 1, 1, 4, 0, 4}, {100, 0, 1, 4, 0, 0}, {100, 1, 0, 4, 0, 0}, {101, 1, 1, 8, 0, 4},
+               {102, 1, 1, 4, 0, 0}, {102, 1, 1, 8, 0, 4}, {103, 1, 1, 4, 0, 0}, {104, 1, 1, 4, 0, 4}, {105, 1, 1, 4, 0, 4},
+               {106, 1, 1, 4, 0, 0}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     const char *const *text = cases[c].copy >= 100 ? general[cases[c].copy - 100] : copies[cases[c].copy];
     ixj_ixfun *d = parse_ok(text[0]), *s = parse_ok(text[1]);
+    const void *pointers[2] = {(const void *)(uintptr_t)(cases[c].misaligned ? 4096 + 32 : 4096), (const void *)(uintptr_t)8192};
     plan_request req = {.op = IXJ_OP_COPY, .elem_size = cases[c].elem, .dst = d, .num_srcs = 1,
-                        .srcs = (const ixj_ixfun *const *)&s, .cpu_vector_bytes = 64,
+                        .srcs = (const ixj_ixfun *const *)&s, .pointers = pointers,
+                        .cpu_vector_bytes = cases[c].misaligned ? 32 : 64,
                         .last_level_cache = (size_t)cases[c].stream, .cpu_zen = cases[c].zen};
     ixj_plan *p = malloc(sizeof *p);
     char *ir = NULL;
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-    assert_int_equal(p->row_group, cases[c].want);
+    if (p->row_group != cases[c].want) fail_msg("case %zu: row_group %d, expected %d", c, p->row_group, cases[c].want);
     assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
     const char *mark = cases[c].copy >= 100 ? "%gv.more" : "group.done:"; /* the vector group's loop, or the rows' */
     assert_int_equal(strstr(ir, mark) != NULL, cases[c].want != 0);
@@ -467,6 +473,53 @@ static void row_groups(void **state) {
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
   }
+}
+
+/* Streamed copies of contiguous rows on Zen cores walk the rows in the
+ * source's order where the destination's rows are whole lines on lines
+ * (source_major_rows in gen/plan.c): the plans' dim orders, and the kernels
+ * against the reference. */
+static bool strides_descend(const ixj_plan *p, int o) {
+  for (int j = 0; j + 2 < p->rank; j++)
+    if (llabs(p->operand[o].stride[j]) < llabs(p->operand[o].stride[j + 1])) return false;
+  return true;
+}
+
+static void source_major(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int zen, stream, misaligned, source_major;
+  } cases[] = {{"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 1, 0, 1},
+               {"iota 2 4 8 64", "iota 2 8 4 64 | permute 0 2 1 3", 1, 1, 0, 1},
+               {"iota 4 3 5 64", "iota 5 4 3 64 | permute 1 2 0 3", 1, 1, 0, 1},
+               {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 0, 1, 0, 0},               /* not Zen */
+               {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 0, 0, 0},               /* in cache */
+               {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 1, 1, 0},               /* destination off lines */
+               {"iota 8 16 60", "iota 16 8 60 | permute 1 0 2", 1, 1, 0, 0},               /* rows not whole lines */
+               {"iota 8 16 64", "iota 16 8 64 | slice ::-1 | permute 1 0 2", 1, 1, 0, 0}, /* a reversed source dim */
+               {"iota 8 16 64", "iota 16 8 80 | slice : : :64 | permute 1 0 2", 1, 1, 0, 0}}; /* source rows apart */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
+    const void *pointers[2] = {(const void *)(uintptr_t)(cases[c].misaligned ? 4096 + 32 : 4096), (const void *)(uintptr_t)8192};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = (const ixj_ixfun *const *)&s,
+                        .pointers = pointers, .cpu_vector_bytes = cases[c].misaligned ? 32 : 64,
+                        .last_level_cache = (size_t)cases[c].stream, .cpu_zen = cases[c].zen};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->strategy, PLAN_INNER_CONTIGUOUS);
+    if (strides_descend(p, 1) != cases[c].source_major || strides_descend(p, 0) == cases[c].source_major)
+      fail_msg("%s <- %s: the rows walked in the %s's order", cases[c].dst, cases[c].src,
+               strides_descend(p, 1) ? "source" : "destination");
+    if (cases[c].source_major) assert_int_equal(p->row_group, 0); /* the source rows are next to each other now */
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+  zen_rules = 1;
+  for (size_t e = 4; e <= 16; e *= 2)
+    for (size_t c = 0; c < 3; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "inner_contiguous");
+  zen_rules = 0;
 }
 
 /* Fills of reversed, rotated and chained views: the plan fills the set of
@@ -832,7 +885,7 @@ static void zen_by_cpu(void **state) {
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
-                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups),
+                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(sequential_prefetch),
