@@ -536,6 +536,32 @@ static void source_major_rows(ixj_plan *p, const plan_request *req) {
   select_dims(p, keep, p->rank);
 }
 
+/* The same for the dims outside a streamed transpose's tiles: tiles follow
+ * one another in the source's order of those dims, not the destination's,
+ * so that where tiles are small (a 6-D permute's tile is 2 KiB of source
+ * read in pieces of 512 bytes) the next tile's source is the next run of
+ * memory, not one a megabyte away; a tile still writes whole lines (streamed
+ * tiles are aligned or staged) wherever they lie. Measured on a Zen 4 (an
+ * environment switch, three alternations, ixjit / the ceiling, 1 / 2
+ * threads): `p6d` 0.31-0.32 / 0.38-0.43 -> 0.54-0.72 / 0.68-0.69, the 4-D
+ * permute (1, 0, 3, 2) of 64^4 floats 0.48-0.49 / 0.53-0.60 -> 0.61-0.64 /
+ * 0.56-0.78, of 256 x 256 x 16 x 16 0.40-0.41 / 0.50-0.56 -> 0.68-0.84 /
+ * 0.87-0.95. On Zen cores, where it was measured. */
+static void source_major_tiles(ixj_plan *p, const plan_request *req) {
+  if (req->gpu || !req->cpu_zen || p->strategy != PLAN_TILED || !p->nontemporal) return;
+  int outer = ixj__plan_tile_outer_dims(p), keep[IXJ_MAX_RANK];
+  for (int k = 0; k < p->rank; k++) keep[k] = k;
+  for (int a = 1; a < outer; a++) { /* larger |source stride| outside (stable) */
+    int v = keep[a], b = a;
+    while (b > 0 && abs64(p->operand[1].stride[keep[b - 1]]) < abs64(p->operand[1].stride[v])) {
+      keep[b] = keep[b - 1];
+      b--;
+    }
+    keep[b] = v;
+  }
+  select_dims(p, keep, p->rank);
+}
+
 /* A streamed transpose whose destination rows do not all start on lines
  * (4000 x 4030 floats: a row pitch of 16120 bytes) stages its tiles (plan.staged):
  * stored in place its blocks were unaligned vectors, which cannot stream and
@@ -793,6 +819,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
    * ceiling and 0.2 of NumPy; docs/cpu-path.md) */
   if (p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p)) p->nontemporal = 0;
   source_major_rows(p, req);
+  source_major_tiles(p, req);
   zen_tile_shape(p, req);
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
@@ -885,8 +912,9 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
   out->vector_elems = cat->part[k].vector_elems;
   out->dst_aligned = cat->part[k].dst_aligned;
   out->nontemporal = cat->part[k].nontemporal;
-  if (out->strategy == PLAN_TILED) { /* staging and the walk as planned with them */
+  if (out->strategy == PLAN_TILED) { /* staging, the tiles' order and the walk as planned with them */
     stage_tiles(out, &r);
+    source_major_tiles(out, &r);
     zen_tile_shape(out, &r);
     tile_work(out, false);
   }

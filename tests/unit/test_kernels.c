@@ -832,6 +832,43 @@ static void zen_tile_shapes(void **state) {
   zen_rules = 0;
 }
 
+/* Zen cores, streamed: the dims outside the tiles in the source's order
+ * (source_major_tiles in gen/plan.c); the plans, and the kernels against the
+ * reference (a rotated outer dim too). */
+static void source_major_tiles(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+  } cases[] = {{"iota 4 4 16 3 8 8", "iota 3 4 8 4 8 16 | permute 1 3 5 0 2 4"}, /* a 6-D permute, a fused a */
+               {"iota 6 5 32 48", "iota 5 6 48 32 | permute 1 0 3 2"},           /* (1, 0, 3, 2) */
+               {"iota 6 5 32 48", "iota 5 6 48 32 | rotate 2 0 0 0 | permute 1 0 3 2"}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
+    const ixj_ixfun *srcs[1] = {s};
+    for (int zen = 0; zen <= 1; zen++)
+      for (int stream = 0; stream <= 1; stream++) {
+        plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs,
+                            .last_level_cache = (size_t)stream, .cpu_vector_bytes = 64, .cpu_zen = zen};
+        ixj_plan *p = malloc(sizeof *p);
+        assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+        assert_int_equal(p->strategy, PLAN_TILED);
+        int outer = ixj__plan_tile_outer_dims(p), o = zen && stream ? 1 : 0; /* the operand whose order the tiles follow */
+        assert_true(outer >= 2);
+        for (int j = 0; j + 1 < outer; j++)
+          if (llabs(p->operand[o].stride[j]) < llabs(p->operand[o].stride[j + 1]))
+            fail_msg("%s <- %s (zen %d, streamed %d): outer dim %d before %d against the %s's order", cases[c].dst, cases[c].src,
+                     zen, stream, j, j + 1, o ? "source" : "destination");
+        free(p);
+      }
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+  zen_rules = 1;
+  for (size_t e = 4; e <= 8; e *= 2)
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "tiled");
+  zen_rules = 0;
+}
+
 /* Zen cores, streamed, source rows short and back to back: each block row
  * prefetches the next rows of tiles in memory order (PLAN_PREFETCH_SEQUENTIAL);
  * the kernels against the reference with whole tiles, edges along b and a,
@@ -888,7 +925,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(sequential_prefetch),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
