@@ -673,7 +673,29 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
  * spans keep their tiles; 1- and 2-byte tiles already read as few rows as a
  * destination line needs. The Intel VM measured 16-row tiles slower
  * (size_blocks). */
+/* Spanning tiles (NHWC of 20 to 100 channels: all of a in each tile) read
+ * every one of a's source rows for each tile, a line or two of each at T =
+ * 32; on Zen cores they run ZEN_SPAN_TILE along b where the staged tile
+ * then stays within ZEN_SPAN_STAGE_BYTES (its buffer is on the stack), so
+ * that each source row gives several lines in turn. Measured (round 12, an
+ * environment switch, two alternations, 1 / 2 threads, ixjit / the ceiling,
+ * T = 32 -> 128): 60 channels 0.28-0.29 / 0.31-0.41 -> 0.42 / 0.47-0.48,
+ * 100 channels 0.31-0.38 / 0.44-0.49 -> 0.42-0.45 / 0.40-0.63, 20 channels
+ * 0.29-0.30 / 0.31-0.32 -> 0.57-0.60 / 0.65-0.67, 60 channels of 2 bytes
+ * 0.25-0.29 / 0.33-0.34 -> 0.54-0.55 / 0.56-0.64; T = 64 gained about half
+ * as much, 256 no more than 128; the builds alternated twice: 60 channels
+ * 0.29-0.31 / 0.29-0.41 -> 0.42-0.43 / 0.49-0.53, 20 channels 0.27 /
+ * 0.33-0.35 -> 0.47-0.56 / 0.61-0.67. Rows too long for 128 of them in the
+ * budget keep T: 250 channels (1000-byte rows) at T = 64 ran 0.44-0.47 /
+ * 0.40-0.60 against 0.44-0.50 / 0.44-0.56. */
+#define ZEN_SPAN_TILE 128
+#define ZEN_SPAN_STAGE_BYTES 65536
 static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
+  if (!req->gpu && req->cpu_zen && req->cpu_vector_bytes == 64 && p->strategy == PLAN_TILED && p->nontemporal && p->span) {
+    int64_t row = ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size; /* <= SPAN_BYTES */
+    if (ZEN_SPAN_TILE * row <= ZEN_SPAN_STAGE_BYTES && p->tile < ZEN_SPAN_TILE) p->tile = ZEN_SPAN_TILE;
+    return;
+  }
   int e = (int)p->elem_size, rows = e == 4 || e == 8 ? 16 : e == 16 ? 8 : 0;
   if (req->gpu || !req->cpu_zen || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal || !rows ||
       p->micro * e != 64 || rows % p->micro || p->tile_a || p->a_inner || p->zip || p->unzip)

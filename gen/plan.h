@@ -151,7 +151,10 @@ typedef struct plan_request {
                                   do not); masked stores take no write prefetch; streamed copies of rows far
                                   apart move in row groups; crowded 1- and 2-byte transposes take whole
                                   32-byte blocks; in cache only tiles that span their rows stage; streamed
-                                  4- to 16-byte tiles read 16 or 8 source rows (zen_tile_shape) */
+                                  4- to 16-byte tiles read 16 or 8 source rows and spanning ones run 128 along
+                                  b (zen_tile_shape); short back-to-back source rows prefetch in memory order
+                                  (sequential_source); streamed contiguous rows and the dims outside streamed
+                                  tiles are walked in the source's order (source_major_rows, _tiles) */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */
