@@ -475,6 +475,23 @@ static void row_groups(void **state) {
   }
 }
 
+/* The copy plan of dst <- src for a host of vector_bytes vectors, Zen's
+ * rules or not, streamed or not; pointers as the request's (NULL: aligned).
+ * The caller frees it. */
+static ixj_plan *copy_plan(const char *dst, const char *src, size_t elem, int vector_bytes, int zen, int stream,
+                           const void *const *pointers) {
+  ixj_ixfun *d = parse_ok(dst), *s = parse_ok(src);
+  const ixj_ixfun *srcs[1] = {s};
+  plan_request req = {.op = IXJ_OP_COPY, .elem_size = elem, .dst = d, .num_srcs = 1, .srcs = srcs, .pointers = pointers,
+                      .last_level_cache = (size_t)stream, .cpu_vector_bytes = vector_bytes, .cpu_zen = zen};
+  ixj_plan *p = malloc(sizeof *p);
+  assert_non_null(p);
+  assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s);
+  return p;
+}
+
 /* Streamed copies of contiguous rows on Zen cores walk the rows in the
  * source's order where the destination's rows are whole lines on lines
  * (source_major_rows in gen/plan.c): the plans' dim orders, and the kernels
@@ -500,21 +517,14 @@ static void source_major(void **state) {
                {"iota 8 16 64", "iota 16 8 64 | slice ::-1 | permute 1 0 2", 1, 1, 0, 0}, /* a reversed source dim */
                {"iota 8 16 64", "iota 16 8 80 | slice : : :64 | permute 1 0 2", 1, 1, 0, 0}}; /* source rows apart */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-    ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
     const void *pointers[2] = {(const void *)(uintptr_t)(cases[c].misaligned ? 4096 + 32 : 4096), (const void *)(uintptr_t)8192};
-    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = (const ixj_ixfun *const *)&s,
-                        .pointers = pointers, .cpu_vector_bytes = cases[c].misaligned ? 32 : 64,
-                        .last_level_cache = (size_t)cases[c].stream, .cpu_zen = cases[c].zen};
-    ixj_plan *p = malloc(sizeof *p);
-    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 4, cases[c].misaligned ? 32 : 64, cases[c].zen, cases[c].stream, pointers);
     assert_int_equal(p->strategy, PLAN_INNER_CONTIGUOUS);
     if (strides_descend(p, 1) != cases[c].source_major || strides_descend(p, 0) == cases[c].source_major)
       fail_msg("%s <- %s: the rows walked in the %s's order", cases[c].dst, cases[c].src,
                strides_descend(p, 1) ? "source" : "destination");
     if (cases[c].source_major) assert_int_equal(p->row_group, 0); /* the source rows are next to each other now */
     free(p);
-    ixj_ixfun_free(d);
-    ixj_ixfun_free(s);
   }
   zen_rules = 1;
   for (size_t e = 4; e <= 16; e *= 2)
@@ -846,15 +856,10 @@ static void source_major_tiles(void **state) {
   } cases[] = {{"iota 4 4 16 3 8 8", "iota 3 4 8 4 8 16 | permute 1 3 5 0 2 4"}, /* a 6-D permute, a fused a */
                {"iota 6 5 32 48", "iota 5 6 48 32 | permute 1 0 3 2"},           /* (1, 0, 3, 2) */
                {"iota 6 5 32 48", "iota 5 6 48 32 | rotate 2 0 0 0 | permute 1 0 3 2"}};
-  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-    ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
-    const ixj_ixfun *srcs[1] = {s};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (int zen = 0; zen <= 1; zen++)
       for (int stream = 0; stream <= 1; stream++) {
-        plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs,
-                            .last_level_cache = (size_t)stream, .cpu_vector_bytes = 64, .cpu_zen = zen};
-        ixj_plan *p = malloc(sizeof *p);
-        assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+        ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 4, 64, zen, stream, NULL);
         assert_int_equal(p->strategy, PLAN_TILED);
         int outer = ixj__plan_tile_outer_dims(p), o = zen && stream ? 1 : 0; /* the operand whose order the tiles follow */
         assert_true(outer >= 2);
@@ -864,9 +869,6 @@ static void source_major_tiles(void **state) {
                      zen, stream, j, j + 1, o ? "source" : "destination");
         free(p);
       }
-    ixj_ixfun_free(d);
-    ixj_ixfun_free(s);
-  }
   zen_rules = 1;
   for (size_t e = 4; e <= 8; e *= 2)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "tiled");
@@ -887,22 +889,14 @@ static void sequential_prefetch(void **state) {
                {"iota 3 64 16 16", "iota 3 16 16 64 | permute 0 3 1 2", 4}, /* NHWC -> NCHW, batched */
                {"iota 100 200", "iota 200 100 | permute 1 0", 8},           /* edges along b and a */
                {"iota 64 100", "iota 100 64 | permute 1 0", 16}};           /* 1 KiB rows, an edge along a */
-  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-    ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
-    const ixj_ixfun *srcs[1] = {s};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (int vb = 32; vb <= 64; vb += 32)
       for (int zen = 0; zen <= 1; zen++) {
-        plan_request req = {.op = IXJ_OP_COPY, .elem_size = cases[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
-                            .last_level_cache = 1, .cpu_vector_bytes = vb, .cpu_zen = zen};
-        ixj_plan *p = malloc(sizeof *p);
-        assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+        ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, cases[c].elem, vb, zen, 1, NULL);
         assert_int_equal(p->strategy, PLAN_TILED);
         assert_int_equal(p->prefetch == PLAN_PREFETCH_SEQUENTIAL, zen && vb == 64);
         free(p);
       }
-    ixj_ixfun_free(d);
-    ixj_ixfun_free(s);
-  }
   zen_rules = 1;
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(cases[c].elem, cases[c].dst, cases[c].src, "tiled");
   zen_rules = 0;
