@@ -80,19 +80,23 @@ static bool can_coalesce(const ixj_plan *p, int j) {
   return true;
 }
 
-static void normalize_copy(ixj_plan *p) {
-  int keep[IXJ_MAX_RANK], n = 0;
-  for (int k = 0; k < p->rank; k++)
-    if (p->shape[k] != 1) keep[n++] = k;
-  /* destination-major: larger |dst stride| outside (stable) */
+/* Sorts the dims keep[0..n) by operand o's |stride|, larger outside (stable). */
+static void sort_dims_by_stride(const ixj_plan *p, int o, int *keep, int n) {
   for (int a = 1; a < n; a++) {
     int v = keep[a], b = a;
-    while (b > 0 && abs64(p->operand[0].stride[keep[b - 1]]) < abs64(p->operand[0].stride[v])) {
+    while (b > 0 && abs64(p->operand[o].stride[keep[b - 1]]) < abs64(p->operand[o].stride[v])) {
       keep[b] = keep[b - 1];
       b--;
     }
     keep[b] = v;
   }
+}
+
+static void normalize_copy(ixj_plan *p) {
+  int keep[IXJ_MAX_RANK], n = 0;
+  for (int k = 0; k < p->rank; k++)
+    if (p->shape[k] != 1) keep[n++] = k;
+  sort_dims_by_stride(p, 0, keep, n); /* destination-major */
   select_dims(p, keep, n);
   for (int j = p->rank - 2; j >= 0; j--) {
     if (!can_coalesce(p, j)) continue;
@@ -524,14 +528,7 @@ static void source_major_rows(ixj_plan *p, const plan_request *req) {
     if (dst->rotate[j] || src->rotate[j] || src->stride[j] <= 0) return;
   int keep[IXJ_MAX_RANK];
   for (int k = 0; k < p->rank; k++) keep[k] = k;
-  for (int a = 1; a < rows; a++) { /* source-major: larger source stride outside (stable) */
-    int v = keep[a], b = a;
-    while (b > 0 && src->stride[keep[b - 1]] < src->stride[v]) {
-      keep[b] = keep[b - 1];
-      b--;
-    }
-    keep[b] = v;
-  }
+  sort_dims_by_stride(p, 1, keep, rows); /* source-major */
   if (src->stride[keep[rows - 1]] != p->shape[rows]) return; /* rows not back to back in the source */
   select_dims(p, keep, p->rank);
 }
@@ -551,14 +548,7 @@ static void source_major_tiles(ixj_plan *p, const plan_request *req) {
   if (req->gpu || !req->cpu_zen || p->strategy != PLAN_TILED || !p->nontemporal) return;
   int outer = ixj__plan_tile_outer_dims(p), keep[IXJ_MAX_RANK];
   for (int k = 0; k < p->rank; k++) keep[k] = k;
-  for (int a = 1; a < outer; a++) { /* larger |source stride| outside (stable) */
-    int v = keep[a], b = a;
-    while (b > 0 && abs64(p->operand[1].stride[keep[b - 1]]) < abs64(p->operand[1].stride[v])) {
-      keep[b] = keep[b - 1];
-      b--;
-    }
-    keep[b] = v;
-  }
+  sort_dims_by_stride(p, 1, keep, outer); /* source-major */
   select_dims(p, keep, p->rank);
 }
 
@@ -780,14 +770,15 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
  * them line after line in memory order, one prefetch with each load, ran at
  * 16-18. So there each block row prefetches the line of the next rows of
  * tiles that keeps those prefetches in memory order (emit_llvm.c,
- * emit_sequential_prefetch_rows). It needs each row of tiles to walk all
- * of b before the next (no blocks of tiles, or blocks as wide as b),
- * whole-register blocks of plain rows (of 64-byte vectors, as measured), and runs of at most
- * SEQUENTIAL_RUN_BYTES, as measured: what is prefetched a row of tiles
- * ahead must still be in L1 (48 KiB here) when its blocks come. Measured (ixjit / the ceiling, 1 / 2
- * threads, environment switches in one build, three alternations): the 256^3
- * permute 0.35-0.39 / 0.43-0.50 -> 0.48-0.54 / 0.50-0.65, NHWC -> NCHW
- * 0.38-0.40 / 0.48-0.51 -> 0.62-0.65 / 0.56-0.71 (docs/cpu-path.md). */
+ * emit_sequential_prefetch_rows). It needs each row of tiles to walk all of
+ * b before the next (no blocks of tiles, or blocks as wide as b),
+ * whole-register blocks of plain rows (of 64-byte vectors, as measured) and
+ * runs of at most SEQUENTIAL_RUN_BYTES (runs of 32 and 64 KiB showed no
+ * clear gain: what is prefetched a row of tiles ahead must still be in L1,
+ * 48 KiB here, when its blocks come). Measured (ixjit / the ceiling, 1 / 2
+ * threads, environment switches in one build, three alternations): the
+ * 256^3 permute 0.35-0.39 / 0.43-0.50 -> 0.48-0.54 / 0.50-0.65, NHWC ->
+ * NCHW 0.38-0.40 / 0.48-0.51 -> 0.62-0.65 / 0.56-0.71 (docs/cpu-path.md). */
 #define SEQUENTIAL_RUN_BYTES 16384
 static bool sequential_source(const ixj_plan *p) {
   const plan_operand *src = &p->operand[1];
