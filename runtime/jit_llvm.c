@@ -209,7 +209,17 @@ void ixj__jit_llvm_destroy(jit_llvm *j) {
     machine_dispose(m);
   }
   pthread_mutex_destroy(&j->idle_lock);
-  for (size_t k = 0; k < j->num_links; k++) LLVMOrcReleaseResourceTracker(j->links[k].rt); /* the JIT frees their code */
+  /* Each tracker is removed (its code freed) before it is released: a live
+   * tracker's release hands its code to the JITDylib's default tracker, and
+   * LLVM 19's ObjectLinkingLayer::handleTransferResources reads the source's
+   * allocations through a reference that adding the default tracker's entry
+   * can invalidate (its DenseMap grows: with 47, 95, 191... kernels linked):
+   * about one teardown in fifty then threw std::length_error and aborted
+   * the process (fixed upstream by llvm-project PR 114063, LLVM 20). */
+  for (size_t k = 0; k < j->num_links; k++) {
+    LLVMConsumeError(LLVMOrcResourceTrackerRemove(j->links[k].rt));
+    LLVMOrcReleaseResourceTracker(j->links[k].rt);
+  }
   free(j->links);
   if (j->lljit) LLVMOrcDisposeLLJIT(j->lljit);
   LLVMDisposeMessage(j->triple);
@@ -563,8 +573,20 @@ ixj_status ixj__jit_llvm_link(jit_llvm *j, const void *object, size_t size, cons
 ixj_status ixj__jit_llvm_link_timed(jit_llvm *j, const void *object, size_t size, const char *name, ixj_kernel_fn *fn,
                                     jit_phases *ph, ixj_error *err) {
   double t = ph ? thread_ms() : 0;
-  LLVMMemoryBufferRef obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(object, size, name);
   pthread_mutex_lock(&j->link_lock);
+  /* room to keep the tracker first: a linked kernel's tracker is never
+   * released while live (see ixj__jit_llvm_destroy) */
+  if (j->num_links == j->cap_links) {
+    size_t cap = j->cap_links ? 2 * j->cap_links : 64;
+    struct linked *grown = realloc(j->links, cap * sizeof *grown);
+    if (!grown) {
+      pthread_mutex_unlock(&j->link_lock);
+      return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
+    }
+    j->links = grown;
+    j->cap_links = cap;
+  }
+  LLVMMemoryBufferRef obj = LLVMCreateMemoryBufferWithMemoryRangeCopy(object, size, name);
   LLVMOrcJITDylibRef dylib = LLVMOrcLLJITGetMainJITDylib(j->lljit);
   /* a tracker per object: a failed link takes all it defined away with it,
    * so a wrong object (a bad cache entry) cannot poison the kernel it holds */
@@ -574,24 +596,12 @@ ixj_status ixj__jit_llvm_link_timed(jit_llvm *j, const void *object, size_t size
   LLVMOrcExecutorAddress addr = 0;
   if (!e) e = LLVMOrcLLJITLookup(j->lljit, &addr, name);
   lap(PHASE(ph, lookup), &t);
-  if (e) LLVMConsumeError(LLVMOrcResourceTrackerRemove(rt));
-  /* kept, to unlink the kernel later; on success its symbols stay with the
-   * JITDylib either way (a tracker that cannot be kept, out of memory, only
-   * makes the kernel one that is never unlinked) */
-  bool kept = false;
-  if (!e && j->num_links == j->cap_links) {
-    size_t cap = j->cap_links ? 2 * j->cap_links : 64;
-    struct linked *grown = realloc(j->links, cap * sizeof *grown);
-    if (grown) {
-      j->links = grown;
-      j->cap_links = cap;
-    }
-  }
-  if (!e && j->num_links < j->cap_links) {
+  if (e) { /* a failed link takes all it defined away with it */
+    LLVMConsumeError(LLVMOrcResourceTrackerRemove(rt));
+    LLVMOrcReleaseResourceTracker(rt);
+  } else { /* kept, to unlink the kernel later */
     j->links[j->num_links++] = (struct linked){(uintptr_t)addr, rt};
-    kept = true;
   }
-  if (!kept) LLVMOrcReleaseResourceTracker(rt);
   pthread_mutex_unlock(&j->link_lock);
   if (e) return llvm_fail(err, e, "linking the kernel");
   *fn = (ixj_kernel_fn)(uintptr_t)addr;
