@@ -789,33 +789,24 @@ static int stage_bytes(const ixj_plan *p) { return 64 + p->tile * stage_row_byte
  * fused dim, whose offsets are constant steps from multiples of the block. */
 static bool staged_edges(const ixj_plan *p) { return p->staged && !p->a_inner && !p->b_inner; }
 
-/* A block's shuffle network (the stages above) as one inline-asm statement:
- * LLVM's instruction selection spent some 60 us on each shufflevector and
- * its fences (code generation 5.8 -> 4.8 ms and the passes 6.2 -> 4.9 ms on a
- * 4-byte transpose's IR, the same object: docs/hot-path.md). The v rows are
- * tied register operands $0..$(v-1) and $v a scratch register: each pair's
- * lo goes to the scratch and its hi over the second row, and the first row's
- * register becomes the scratch, so that no move is needed; the rows' final
- * operands are tracked in slot[]. Unpacks of elem x 2^k bytes (elem: 0 for
- * 16-byte elements, which have none) within 16-byte chunks, then chunk
- * shuffles (vshufi64x2 of 64-byte vectors: lo the even chunks of the pair,
- * hi the odd ones; of 32-byte ones vperm2i128 with AVX2, vshufi64x2 with
- * AVX-512VL, whose registers 16-31 have no VEX form), exactly the shuffles of
- * stage_source. Defines %x<blk>.s<stages>.<i>. */
-static void emit_asm_network(text *t, int blk, int v, int stages, int in_bits, int elem, int vector_bytes, bool evex,
-                             const char *vt) {
+/* Stages of a network as one inline-asm statement %<call> over n rows (in[],
+ * out[]: their values' names): stage s pairs row i with row i + bit[s] and
+ * performs global stage kind[s] (an unpack below in_bits, else the chunk
+ * shuffle). */
+static void emit_asm_stages(text *t, const char *call, const char *const *in, const char *const *out, int n, int count,
+                            const int *bit, const int *kind, int in_bits, int elem, int vector_bytes, bool evex, const char *vt) {
   static const char *unpack[9] = {[1] = "bw", [2] = "wd", [4] = "dq", [8] = "qdq"};
-  int slot[64], scratch = v;
-  for (int i = 0; i < v; i++) slot[i] = i;
-  ixj__text_put(t, "  %%x%d.n = call {", blk);
-  for (int i = 0; i <= v; i++) ixj__text_put(t, "%s%s", i ? ", " : "", vt);
+  int slot[64], scratch = n;
+  for (int i = 0; i < n; i++) slot[i] = i;
+  ixj__text_put(t, "  %s = call {", call);
+  for (int i = 0; i <= n; i++) ixj__text_put(t, "%s%s", i ? ", " : "", vt);
   ixj__text_put(t, "} asm inteldialect \"");
   bool first = true;
-  for (int k = 0; k < stages; k++)
-    for (int i = 0; i < v; i++) {
-      int bit = 1 << k;
-      if (i & bit) continue;
-      int a = slot[i], b = slot[i + bit];
+  for (int s = 0; s < count; s++)
+    for (int i = 0; i < n; i++) {
+      int k = kind[s];
+      if (i & bit[s]) continue;
+      int a = slot[i], b = slot[i + bit[s]];
       const char *sep = first ? "" : "\\0A\\09";
       first = false;
       if (k < in_bits)
@@ -832,16 +823,78 @@ static void emit_asm_network(text *t, int blk, int v, int stages, int in_bits, i
     }
   ixj__text_put(t, "\", \"");
   const char *reg = evex ? "v" : "x"; /* without AVX-512 the first 16 registers only */
-  for (int i = 0; i < v; i++) ixj__text_put(t, "=%s,", reg);
+  for (int i = 0; i < n; i++) ixj__text_put(t, "=%s,", reg);
   ixj__text_put(t, "=&%s", reg);
-  for (int i = 0; i < v; i++) ixj__text_put(t, ",%d", i);
+  for (int i = 0; i < n; i++) ixj__text_put(t, ",%d", i);
   ixj__text_put(t, "\"(");
-  for (int i = 0; i < v; i++) ixj__text_put(t, "%s%s %%x%d.s0.%d", i ? ", " : "", vt, blk, i);
+  for (int i = 0; i < n; i++) ixj__text_put(t, "%s%s %s", i ? ", " : "", vt, in[i]);
   ixj__text_put(t, ") nounwind memory(none)\n");
-  for (int i = 0; i < v; i++) {
-    ixj__text_put(t, "  %%x%d.s%d.%d = extractvalue {", blk, stages, i);
-    for (int r = 0; r <= v; r++) ixj__text_put(t, "%s%s", r ? ", " : "", vt);
-    ixj__text_put(t, "} %%x%d.n, %d\n", blk, slot[i]);
+  for (int i = 0; i < n; i++) {
+    ixj__text_put(t, "  %s = extractvalue {", out[i]);
+    for (int r = 0; r <= n; r++) ixj__text_put(t, "%s%s", r ? ", " : "", vt);
+    ixj__text_put(t, "} %s, %d\n", call, slot[i]);
+  }
+}
+
+/* A block's shuffle network (the stages above) as inline asm: LLVM's
+ * instruction selection spent some 60 us on each shufflevector and its fences
+ * (code generation 5.8 -> 4.8 ms and the passes 6.2 -> 4.9 ms on a 4-byte
+ * transpose's IR, the same object: docs/hot-path.md). The v rows are tied
+ * register operands $0..$(v-1) and $v a scratch register: each pair's lo goes
+ * to the scratch and its hi over the second row, and the first row's
+ * register becomes the scratch, so that no move is needed; the rows' final
+ * operands are tracked in slot[]. Unpacks of elem x 2^k bytes (elem: 0 for
+ * 16-byte elements, which have none) within 16-byte chunks, then chunk
+ * shuffles (vshufi64x2 of 64-byte vectors: lo the even chunks of the pair,
+ * hi the odd ones; of 32-byte ones vperm2i128 with AVX2, vshufi64x2 with
+ * AVX-512VL, whose registers 16-31 have no VEX form), exactly the shuffles of
+ * stage_source. One statement where the registers hold the rows and a
+ * scratch one; 32 rows of 32-byte vectors with 32 registers (1-byte blocks
+ * on Zen cores) in four: the chunk stage first, as two statements of 8
+ * pairs (rows i and i + 16), then the unpacks of rows 0-15 and of 16-31 (the
+ * stages act on disjoint index bits, the chunk's and the lanes' within
+ * chunks, so their order does not change the result). Defines
+ * %x<blk>.s<stages>.<i>. */
+static void emit_asm_network(text *t, int blk, int v, int stages, int in_bits, int elem, int vector_bytes, bool evex,
+                             const char *vt) {
+  char names[3][64][24], call[24];
+  const char *in[32], *out[32];
+  int bit[8], kind[8];
+  if (v <= 31) {
+    for (int i = 0; i < v; i++) {
+      snprintf(names[0][i], sizeof names[0][i], "%%x%d.s0.%d", blk, i);
+      snprintf(names[1][i], sizeof names[1][i], "%%x%d.s%d.%d", blk, stages, i);
+      in[i] = names[0][i];
+      out[i] = names[1][i];
+    }
+    for (int k = 0; k < stages; k++) bit[k] = 1 << k, kind[k] = k;
+    snprintf(call, sizeof call, "%%x%d.n", blk);
+    emit_asm_stages(t, call, in, out, v, stages, bit, kind, in_bits, elem, vector_bytes, evex, vt);
+    return;
+  }
+  for (int i = 0; i < 32; i++) { /* the rows, after the chunk stage, after all */
+    snprintf(names[0][i], sizeof names[0][i], "%%x%d.s0.%d", blk, i);
+    snprintf(names[1][i], sizeof names[1][i], "%%x%d.c.%d", blk, i);
+    snprintf(names[2][i], sizeof names[2][i], "%%x%d.s%d.%d", blk, stages, i);
+  }
+  for (int h = 0; h < 2; h++) { /* rows 8h..8h+7 and their pairs 16 on, as rows 0-7 and 8-15 */
+    for (int j = 0; j < 16; j++) {
+      int r = j < 8 ? 8 * h + j : 16 + 8 * h + j - 8;
+      in[j] = names[0][r];
+      out[j] = names[1][r];
+    }
+    bit[0] = 8, kind[0] = stages - 1;
+    snprintf(call, sizeof call, "%%x%d.nc%d", blk, h);
+    emit_asm_stages(t, call, in, out, 16, 1, bit, kind, in_bits, elem, vector_bytes, evex, vt);
+  }
+  for (int g = 0; g < 2; g++) {
+    for (int j = 0; j < 16; j++) {
+      in[j] = names[1][16 * g + j];
+      out[j] = names[2][16 * g + j];
+    }
+    for (int k = 0; k < stages - 1; k++) bit[k] = 1 << k, kind[k] = k;
+    snprintf(call, sizeof call, "%%x%d.nu%d", blk, g);
+    emit_asm_stages(t, call, in, out, 16, stages - 1, bit, kind, in_bits, elem, vector_bytes, evex, vt);
   }
 }
 
@@ -864,6 +917,8 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
    * hold the block and a scratch one (emit_asm_network); else IR shuffles */
   bool in_asm = p->asm_regs > v && lanes * unit >= 16 && (stages == in_bits || lanes * unit >= 32) &&
                 (lanes * unit < 64 || p->vector_bytes == 64); /* (512-bit types legal only with the attribute below) */
+  /* 32 rows of 32-byte vectors in 32 registers: in four statements */
+  in_asm = in_asm || (p->asm_regs == 32 && v == 32 && lanes * unit == 32 && stages == in_bits + 1);
   bool fences = !in_asm && stages > 1 && lanes * unit % 4 == 0; /* a vector of floats the same size */
   if (fences) { /* the fence's declaration, after the kernel's others */
     size_t used = strlen(e->declare);
