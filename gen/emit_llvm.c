@@ -857,10 +857,10 @@ static void emit_asm_stages(text *t, const char *call, const char *const *in, co
  * %x<blk>.s<stages>.<i>. */
 static void emit_asm_network(text *t, int blk, int v, int stages, int in_bits, int elem, int vector_bytes, bool evex,
                              const char *vt) {
-  char names[3][64][24], call[24];
+  char names[3][32][24], call[24];
   const char *in[32], *out[32];
   int bit[8], kind[8];
-  if (v <= 31) {
+  if (v < 32) { /* one statement: the rows and a scratch register fit */
     for (int i = 0; i < v; i++) {
       snprintf(names[0][i], sizeof names[0][i], "%%x%d.s0.%d", blk, i);
       snprintf(names[1][i], sizeof names[1][i], "%%x%d.s%d.%d", blk, stages, i);
