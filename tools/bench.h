@@ -120,6 +120,7 @@ void bench_result_name(bench_result *r);      /* run_name from case_name, method
 
 /* Statistics of the repetitions (sec[] is left unsorted). */
 double bench_median(const bench_result *r);
+double bench_median_of(double *v, int n); /* sorts v[0..n); 0 when n <= 0 */
 double bench_min(const bench_result *r);
 double bench_max(const bench_result *r);
 /* GB/s of the median (1 GB = 1e9 B); 0 when not a bandwidth measurement. */

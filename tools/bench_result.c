@@ -38,13 +38,18 @@ void bench_result_name(bench_result *r) {
   snprintf(r->run_name, sizeof r->run_name, "%s/%s/threads:%d", r->case_name, r->method, r->threads);
 }
 
+double bench_median_of(double *v, int n) {
+  if (n <= 0) return 0;
+  qsort(v, (size_t)n, sizeof *v, timing_cmp_double);
+  /* the middle one, or the mean of the two middle ones */
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double bench_median(const bench_result *r) {
   if (r->reps <= 0) return 0;
   double v[BENCH_MAX_REPS];
   memcpy(v, r->sec, (size_t)r->reps * sizeof *v);
-  qsort(v, (size_t)r->reps, sizeof *v, timing_cmp_double);
-  /* the middle one, or the mean of the two middle ones */
-  return r->reps % 2 ? v[r->reps / 2] : (v[r->reps / 2 - 1] + v[r->reps / 2]) / 2;
+  return bench_median_of(v, r->reps);
 }
 
 double bench_min(const bench_result *r) {

@@ -1,6 +1,7 @@
 /* The terminal table: one row per case and thread count, ixjit's GB/s (the
  * median) with the ratios to the ceiling, the generic kernel and the best
  * peer at the same thread count; then what each peer could not express. */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -30,6 +31,34 @@ static void gb(FILE *out, double v) {
 
 static bool is_peer(const char *method) {
   return !strcmp(method, "numpy") || !strcmp(method, "torch") || !strcmp(method, "onednn");
+}
+
+/* The compile column's medians by kind of kernel, as the compile-latency
+ * goals are put (docs/hot-path.md): elementwise (inner_contiguous and
+ * general plans), tiled, and cat. Every ixjit row that compiled counts: a
+ * context per thread count compiles each kernel again; memcpy plans (no
+ * kernel) and kernels another case had made (0 ms) do not. */
+static void print_compile_medians(const bench_run *run, FILE *out) {
+  static const char *const kinds[][3] = {
+      {"elementwise", "inner_contiguous", "general"}, {"tiled", "tiled", NULL}, {"cat", "cat_parts", NULL}};
+  double *v = malloc((size_t)(run->count ? run->count : 1) * sizeof *v);
+  if (!v) return;
+  bool any = false;
+  for (size_t q = 0; q < sizeof kinds / sizeof kinds[0]; q++) {
+    int n = 0;
+    for (int k = 0; k < run->count; k++) {
+      const bench_result *r = &run->results[k];
+      if (strcmp(r->method, "ixjit") || r->skipped || r->compile_ms <= 0) continue;
+      if (!strcmp(r->strategy, kinds[q][1]) || (kinds[q][2] && !strcmp(r->strategy, kinds[q][2])))
+        v[n++] = r->compile_ms;
+    }
+    if (!n) continue;
+    fprintf(out, "%s %s %.1f (%d)", any ? "," : "compile, the median ms of the first calls that compiled (kernels):",
+            kinds[q][0], bench_median_of(v, n), n);
+    any = true;
+  }
+  if (any) fputc('\n', out);
+  free(v);
 }
 
 void bench_table_print(const bench_run *run, FILE *out) {
@@ -81,6 +110,7 @@ void bench_table_print(const bench_run *run, FILE *out) {
     ratio(out, ix, peer);
     fputc('\n', out);
   }
+  print_compile_medians(run, out);
   /* The CUDA path, against a device-to-device copy of the same output bytes. */
   bool gpu = false;
   for (int k = 0; k < run->count; k++) {
