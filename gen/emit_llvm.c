@@ -687,7 +687,11 @@ enum { TL_SETUP, TL_TILE, TL_MICRO, TL_FLUSH, TL_BROW, TL_ACOL, TL_PARTS };
 #define PREFETCH_TILES 2
 static bool tile_prefetch(const ixj_plan *p) { return p->prefetch; }
 /* how far ahead, in elements along b: PREFETCH_TILES tiles, or one (plan.prefetch) */
-static int tile_prefetch_ahead(const ixj_plan *p) { return p->tile * (p->prefetch == PLAN_PREFETCH_NEAR ? 1 : PREFETCH_TILES); }
+static int tile_prefetch_ahead(const ixj_plan *p) {
+  return p->tile * (p->prefetch == PLAN_PREFETCH_NEAR || p->prefetch == PLAN_PREFETCH_NEAR_L2 ? 1 : PREFETCH_TILES);
+}
+/* llvm.prefetch's locality: 3 into L1 (prefetcht0), 2 into L2 (prefetcht1) */
+static int tile_prefetch_locality(const ixj_plan *p) { return p->prefetch == PLAN_PREFETCH_NEAR_L2 ? 2 : 3; }
 
 /* PLAN_PREFETCH_SEQUENTIAL (gen/plan.c, sequential_source): the source rows
  * are back to back, so rows [a0, a0 + Ta) of a row of tiles are one run of
@@ -756,7 +760,7 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
                   bits, pre, a, MD_SRC_LIST, MD_DST_LIST);
     if (prefetch) { /* the same row two tiles (or one) further along b */
       ixj__text_put(t, "  %%%s.f%d = getelementptr %s, ptr %%%s.p%d, i64 %d\n", pre, a, e->scalar, pre, a, tile_prefetch_ahead(e->p));
-      ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%%s.f%d, i32 0, i32 3, i32 1)\n", pre, a);
+      ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%%s.f%d, i32 0, i32 %d, i32 1)\n", pre, a, tile_prefetch_locality(e->p));
     }
   }
   int level = 0;
@@ -953,7 +957,7 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
         ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%x%d.f%d, i32 0, i32 3, i32 1)\n", blk[g], i);
       } else if (prefetch) { /* the same row's piece two tiles (or one) further along b */
         ixj__text_put(t, "  %%x%d.f%d = getelementptr %s, ptr %%x%d.p%d, i64 %d\n", blk[g], i, e->scalar, blk[g], i, tile_prefetch_ahead(p));
-        ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%x%d.f%d, i32 0, i32 3, i32 1)\n", blk[g], i);
+        ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%x%d.f%d, i32 0, i32 %d, i32 1)\n", blk[g], i, tile_prefetch_locality(p));
       }
     }
     if (in_asm)

@@ -232,21 +232,32 @@ static bool dst_on_lines(const ixj_plan *p, const plan_request *req, int upto, i
   return lines;
 }
 
-/* The most of a tile's source rows (its a extent; a zip's few rows: all of
- * a) that fall on one set of a 4 KiB-period L1: x86's L1 data caches have 64
- * sets of 8 or 12 ways, and a row pitch that is a multiple of 4 KiB puts
- * every row of a tile on one. */
+/* The most of n rows of operand o, steps of a tile dim apart (fused: inner,
+ * hi, lo as ixj__plan_tile_step takes them), that fall on one set of a 4
+ * KiB-period L1: x86's L1 data caches have 64 sets of 8 or 12 ways, and a
+ * row pitch that is a multiple of 4 KiB puts every row of a tile on one. */
 #define L1_MAX_ROWS_PER_SET 8
-static int rows_per_l1_set(const ixj_plan *p) {
-  const plan_operand *src = &p->operand[1];
-  int r = p->rank, count[64] = {0}, most = 0;
-  int64_t ta = ixj__plan_tile_a_extent(p) < ixj__plan_tile_edge_a(p) ? ixj__plan_tile_a_extent(p) : ixj__plan_tile_edge_a(p);
-  for (int i = 0; i < ta; i++) {
-    uint64_t at = (uint64_t)ixj__plan_tile_step(src, i, p->a_inner, r - 3, r - 1);
+static int lines_per_l1_set(const ixj_plan *p, const plan_operand *o, int64_t n, int inner, int hi, int lo) {
+  int count[64] = {0}, most = 0;
+  for (int i = 0; i < n; i++) {
+    uint64_t at = (uint64_t)ixj__plan_tile_step(o, i, inner, hi, lo);
     int set = (int)(at * p->elem_size % 4096 / 64); /* unsigned: right mod 4096 even where it wraps */
     if (++count[set] > most) most = count[set];
   }
   return most;
+}
+
+/* ... of a tile's source rows (its a extent; a zip's few rows: all of a) */
+static int rows_per_l1_set(const ixj_plan *p) {
+  int64_t ta = ixj__plan_tile_a_extent(p) < ixj__plan_tile_edge_a(p) ? ixj__plan_tile_a_extent(p) : ixj__plan_tile_edge_a(p);
+  return lines_per_l1_set(p, &p->operand[1], ta, p->a_inner, p->rank - 3, p->rank - 1);
+}
+
+/* ... of a tile's destination rows (its b extent), each of which a tile
+ * writes a piece of */
+static int dst_rows_per_l1_set(const ixj_plan *p) {
+  int64_t tb = ixj__plan_tile_b_extent(p) < p->tile ? ixj__plan_tile_b_extent(p) : p->tile;
+  return lines_per_l1_set(p, &p->operand[0], tb, p->b_inner, p->rank - 3, p->rank - 2);
 }
 
 /* The blocks' edge V (narrowed where a tile dim is shorter: the inner dims
@@ -680,6 +691,32 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
  * 0.40-0.60 against 0.44-0.50 / 0.44-0.56. */
 #define ZEN_SPAN_TILE 128
 #define ZEN_SPAN_STAGE_BYTES 65536
+/* But 4-byte tiles whose 16 source rows and 64 destination rows both crowd
+ * one L1 set (pitches that are multiples of 4 KiB: every power-of-two
+ * transpose of 1024 floats or more) read 32 rows, each prefetched one tile
+ * ahead into L2 (PLAN_PREFETCH_NEAR_L2): there the destination holds them
+ * back. A tile writes one line into each of its 64 destination rows, all
+ * those lines the same multiple of 4 KiB apart. A C harness (round 14: 4096^2 floats, 1
+ * thread, huge pages, ixjit's blocks, tiles and blocks of tiles; times
+ * against a streamed copy of the same bytes, the medians of 15-21
+ * interleaved repetitions): a 16-row tile's writes alone took 1.27-1.35x
+ * the copy's time (with a 4032 pitch 0.59-0.72x), its reads alone 0.85-
+ * 0.93x at either pitch. 32-row tiles write two lines into each row in turn
+ * (0.78-0.83x) but read 32 streams, which the hardware prefetchers do not
+ * follow (1.5-2.0x), unless each row is prefetched a tile ahead into L2
+ * (1.09-1.22x; into L1 the crowded lines evict each other). Whole
+ * transposes, ixjit / the copy, three runs: 16 rows prefetched into L1 (the
+ * rule before) 0.54-0.57, into L2 0.58-0.61, 32 rows into L2 0.66-0.71, 64
+ * rows into L2 0.52; with a 4032 pitch 16 rows into L1 0.72, 32 into L2
+ * 0.77. Where only the source crowds (the 4096^2 transpose reshaped into
+ * rows of 8192 on a pitch of 8256, `reshape_t_pitch`) 32 rows ran at 0.47-
+ * 0.59 of the ceiling against 0.82-0.86 (docs/cpu-path.md, round 14). */
+#define ZEN_CROWDED_ROWS 32
+static bool zen_crowded_rows(const ixj_plan *p) {
+  return p->elem_size == 4 && p->tile_a == 16 && !p->staged && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET &&
+         dst_rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET;
+}
+
 static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (!req->gpu && req->cpu_zen && req->cpu_vector_bytes == 64 && p->strategy == PLAN_TILED && p->nontemporal && p->span) {
     int64_t row = ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size; /* <= SPAN_BYTES */
@@ -692,6 +729,7 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
     return;
   p->tile_a = rows;
   if (e == 4) p->tile = 64;
+  if (zen_crowded_rows(p)) p->tile_a = ZEN_CROWDED_ROWS;
 }
 
 /* TILED: the work units (tiles) and, streamed on a CPU, the walk in blocks of
@@ -793,6 +831,8 @@ static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, bool zen) 
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p) && !(zen && p->store_pitch);
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
   p->prefetch = zen ? PLAN_PREFETCH_NEAR : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
+  if (zen && p->elem_size == 4 && p->tile_a == ZEN_CROWDED_ROWS && !p->staged)
+    p->prefetch = PLAN_PREFETCH_NEAR_L2; /* 4-byte tiles of 32 rows: only zen_tile_shape's crowded ones */
   if (zen && sequential_source(p)) p->prefetch = PLAN_PREFETCH_SEQUENTIAL;
 }
 

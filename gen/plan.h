@@ -53,9 +53,10 @@ typedef struct plan_part {
   uint64_t work_units; /* the part's own work units */
 } plan_part;
 
-/* plan.prefetch of a TILED plan: each source row two tiles ahead, or one; or, where the source
- * rows are short and back to back, the next tiles along a in memory order (gen/plan.c) */
-enum { PLAN_PREFETCH_FAR = 1, PLAN_PREFETCH_NEAR = 2, PLAN_PREFETCH_SEQUENTIAL = 3 };
+/* plan.prefetch of a TILED plan: each source row two tiles ahead, or one (into L1, or into L2); or,
+ * where the source rows are short and back to back, the next tiles along a in memory order
+ * (gen/plan.c) */
+enum { PLAN_PREFETCH_FAR = 1, PLAN_PREFETCH_NEAR = 2, PLAN_PREFETCH_SEQUENTIAL = 3, PLAN_PREFETCH_NEAR_L2 = 4 };
 
 /* plan.staged: how a staged tile's partial lines are stored */
 enum { PLAN_STAGED_MASKED = 1, PLAN_STAGED_BYTES = 2 };
@@ -110,13 +111,15 @@ typedef struct ixj_plan {
                        or byte by byte (PLAN_STAGED_BYTES, without it) (emit_stage_flush); 0: stored in place */
   int tile_a;       /* TILED on a CPU: the tile's extent along a where it is not `tile` (0). Staged: all of a
                        (span), or wider tiles for 1- and 2-byte elements, whose halo is then a smaller part;
-                       on Zen cores, streamed: fewer source rows (16 at 4 and 8 bytes, 8 at 16) */
+                       on Zen cores, streamed: fewer source rows (16 at 4 and 8 bytes, 8 at 16; 32 at 4 bytes
+                       where 16 rows crowd one L1 set) */
   int span;         /* TILED on a CPU, staged: a tile spans the whole of a and the destination's rows are back
                        to back, so that a tile's rows are one contiguous run, staged and flushed as one */
   int prefetch;     /* CPU, streamed: the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
                        prefetch each source row into L1, two tiles ahead (PLAN_PREFETCH_FAR; not where the tile's
                        source rows crowd one L1 set), or one tile ahead, crowded or not (PLAN_PREFETCH_NEAR, where
-                       the request's cpu_zen says so), or, on Zen cores where the source rows are back to back
+                       the request's cpu_zen says so; into L2, PLAN_PREFETCH_NEAR_L2, for the 32-row tiles of
+                       4-byte elements whose rows crowd one L1 set), or, on Zen cores where the source rows are back to back
                        and each tile row walks all of b, the source of the tiles a row or two of tiles further
                        along a, line after line in memory order (PLAN_PREFETCH_SEQUENTIAL) (see
                        choose_prefetch); GENERAL, storing parts of

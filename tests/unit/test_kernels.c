@@ -718,17 +718,21 @@ static void source_prefetch(void **state) {
     const char *dst, *src;
     size_t elem;
     int stream, prefetch, sequential; /* sequential: on Zen cores, short rows back to back */
-  } want[] = {{"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 1, 0, 0},       /* 4 KiB pitch: one set */
-              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0},       /* spread over the sets */
-              {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0, 0},       /* in cache: never */
-              {"iota 256 384", "iota 384 256 | permute 1 0", 4, 1, 1, 1},           /* 1 KiB: 8 rows a set */
-              {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0, 0},           /* 2 KiB: 16; 32 KiB runs */
-              {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1, 1}, /* NHWC -> NCHW: 256-byte rows */
-              {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1, 1}, /* NCHW -> NHWC, 1 KiB planes */
-              {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0, 0}, /* 4 KiB planes */
-              {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1, 0}};  /* a zip: 3 rows, all of a */
-  /* Zen cores (cpu_zen): every streamed one, one tile ahead, or the next
-   * rows of tiles in memory order where the rows are short and back to back */
+    int crowded;                      /* on Zen cores: source and destination rows crowd (into L2) */
+  } want[] = {{"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 1, 0, 0, 1},       /* 4 KiB pitch: one set */
+              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0, 0},       /* spread over the sets */
+              {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0, 0, 0},       /* in cache: never */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 4, 1, 1, 1, 0},           /* 1 KiB: 8 rows a set */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0, 0, 0},           /* 2 KiB: 16; 32 KiB runs */
+              {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1, 1, 0}, /* NHWC -> NCHW: 256-byte rows */
+              {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1, 1, 0}, /* NCHW -> NHWC, 1 KiB planes */
+              {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0, 0, 0}, /* 4 KiB planes, NHWC rows spread */
+              {"iota 1024 1040", "iota 1040 1024 | permute 1 0", 4, 1, 0, 0, 0},      /* only the source's rows crowd */
+              {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1, 0, 0}};  /* a zip: 3 rows, all of a */
+  /* Zen cores (cpu_zen): every streamed one, one tile ahead (into L2 where
+   * both the source's and the destination's rows crowd, at 4 bytes), or the
+   * next rows of tiles in memory order where the rows are short and back to
+   * back */
   for (int near = 0; near <= 1; near++)
     for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
       ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
@@ -742,6 +746,7 @@ static void source_prefetch(void **state) {
       assert_int_equal(p->nontemporal, want[c].stream);
       int expect = !want[c].stream                   ? 0
                    : near && want[c].sequential      ? PLAN_PREFETCH_SEQUENTIAL
+                   : near && want[c].crowded         ? PLAN_PREFETCH_NEAR_L2
                    : near                            ? PLAN_PREFETCH_NEAR
                    : want[c].prefetch                ? PLAN_PREFETCH_FAR
                                                      : 0;
@@ -750,6 +755,10 @@ static void source_prefetch(void **state) {
       assert_int_equal(strstr(ir, "@llvm.prefetch.p0(ptr") != NULL, p->prefetch != 0);
       snprintf(ahead, sizeof ahead, ", i64 %d\n  call void @llvm.prefetch.p0", p->tile * (near ? 1 : 2)); /* elements along b */
       assert_int_equal(strstr(ir, ahead) != NULL, p->prefetch != 0 && expect != PLAN_PREFETCH_SEQUENTIAL);
+      /* locality 2 (prefetcht1, into L2) for the crowded ones, else 3 (into L1) */
+      assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, expect == PLAN_PREFETCH_NEAR_L2);
+      assert_int_equal(strstr(ir, "i32 0, i32 3, i32 1)") != NULL, p->prefetch != 0 && expect != PLAN_PREFETCH_NEAR_L2);
+      assert_int_equal(p->tile_a == 32, near && want[c].crowded);
       /* the sequential prefetch's address is computed from the block's place, not a step from its load */
       snprintf(along, sizeof along, ".f0 = getelementptr i%d, ptr %%bp.1, i64 %%v", (int)want[c].elem * 8);
       assert_int_equal(strstr(ir, along) != NULL, expect == PLAN_PREFETCH_SEQUENTIAL);
@@ -800,22 +809,29 @@ static void source_prefetch(void **state) {
 }
 
 /* Zen cores, streamed, AVX-512: tiles of 4-, 8- and 16-byte elements read
- * 16, 16 and 8 source rows (plan.tile_a), 4-byte ones 64 elements along b;
- * whole tiles, edges on both sides, staged rows (a pitch off lines),
- * batches, a chain's fused b, and 32-byte vectors (unchanged). */
+ * 16, 16 and 8 source rows (plan.tile_a), 4-byte ones 64 elements along b,
+ * and 32 rows where both the source's and the destination's rows crowd one
+ * L1 set (4 KiB pitches); whole tiles, edges on both sides, staged rows (a
+ * pitch off lines), batches, a chain's fused b, and 32-byte vectors
+ * (unchanged). */
 static void zen_tile_shapes(void **state) {
   (void)state;
   static const struct {
     const char *dst, *src;
-    int span4; /* staged at 4 bytes, spanning a (which keeps its tiles) */
-  } cases[] = {{"iota 256 384", "iota 384 256 | permute 1 0", 0},     /* whole tiles, rows on lines */
-               {"iota 300 270", "iota 270 300 | permute 1 0", 0},     /* edges; staged */
-               {"iota 200 1032", "iota 1032 200 | permute 1 0", 0},   /* edges, rows on lines */
-               {"iota 3 70 160", "iota 3 160 70 | permute 0 2 1", 0}, /* batched */
-               {"iota 64 272 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", 0}, /* b fused */
-               {"iota 64 270 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", 0}, /* b fused, staged */
-               {"iota 3 70 130", "iota 3 130 70 | permute 0 2 1", 1},  /* staged, spanning a at 4 bytes */
-               {"iota 2 150 60", "iota 2 60 150 | permute 0 2 1", 1}}; /* spanning, tiles of 128 along b on Zen */
+    int span4;    /* staged at 4 bytes, spanning a (which keeps its tiles) */
+    int crowded4; /* 4 bytes: source and destination rows on one L1 set: 32 rows */
+  } cases[] = {{"iota 256 384", "iota 384 256 | permute 1 0", 0, 0},     /* whole tiles, rows on lines */
+               {"iota 300 270", "iota 270 300 | permute 1 0", 0, 0},     /* edges; staged */
+               {"iota 200 1032", "iota 1032 200 | permute 1 0", 0, 0},   /* edges, rows on lines */
+               {"iota 3 70 160", "iota 3 160 70 | permute 0 2 1", 0, 0}, /* batched */
+               {"iota 64 272 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", 0, 0}, /* b fused */
+               {"iota 64 270 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", 0, 0}, /* b fused, staged */
+               {"iota 3 70 130", "iota 3 130 70 | permute 0 2 1", 1, 0},  /* staged, spanning a at 4 bytes */
+               {"iota 2 150 60", "iota 2 60 150 | permute 0 2 1", 1, 0},  /* spanning, tiles of 128 along b on Zen */
+               /* crowded (4 KiB pitches on both sides): whole tiles, edges along b, edges along a */
+               {"iota 128 1024 | slice : :128", "iota 128 1024 | slice : :128 | permute 1 0", 0, 1},
+               {"iota 70 1024 | slice : :128", "iota 128 1024 | slice : :70 | permute 1 0", 0, 1},
+               {"iota 128 1024 | slice : :100", "iota 100 1024 | slice : :128 | permute 1 0", 0, 1}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
     const ixj_ixfun *srcs[1] = {s};
@@ -830,7 +846,8 @@ static void zen_tile_shapes(void **state) {
           assert_int_equal(p->nontemporal, 1);
           if (e == 4 && p->staged) assert_int_equal(p->span, cases[c].span4);
           bool shaped = zen && vb == 64 && !p->span;
-          if (!p->span) assert_int_equal(p->tile_a, shaped ? (e == 16 ? 8 : 16) : 0);
+          if (!p->span) assert_int_equal(p->tile_a, shaped ? (e == 16 ? 8 : e == 4 && cases[c].crowded4 ? 32 : 16) : 0);
+          assert_int_equal(p->prefetch == PLAN_PREFETCH_NEAR_L2, shaped && e == 4 && cases[c].crowded4);
           int64_t row = (int64_t)p->tile_a * (int64_t)e; /* a spanning tile's staged row */
           int want = shaped && e == 4 ? 64 : 32;
           if (zen && vb == 64 && p->span && 128 * row <= 65536) want = 128;
