@@ -691,30 +691,42 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
  * 0.40-0.60 against 0.44-0.50 / 0.44-0.56. */
 #define ZEN_SPAN_TILE 128
 #define ZEN_SPAN_STAGE_BYTES 65536
-/* But 4-byte tiles whose 16 source rows and 64 destination rows both crowd
- * one L1 set (pitches that are multiples of 4 KiB: every power-of-two
+/* But 4-byte tiles whose 16 source rows or 64 destination rows crowd one
+ * L1 set (pitches that are multiples of 4 KiB: every power-of-two
  * transpose of 1024 floats or more) read 32 rows, each prefetched one tile
- * ahead into L2 (PLAN_PREFETCH_NEAR_L2): there the destination holds them
- * back. A tile writes one line into each of its 64 destination rows, all
- * those lines the same multiple of 4 KiB apart. A C harness (round 14: 4096^2 floats, 1
- * thread, huge pages, ixjit's blocks, tiles and blocks of tiles; times
- * against a streamed copy of the same bytes, the medians of 15-21
- * interleaved repetitions): a 16-row tile's writes alone took 1.27-1.35x
- * the copy's time (with a 4032 pitch 0.59-0.72x), its reads alone 0.85-
- * 0.93x at either pitch. 32-row tiles write two lines into each row in turn
- * (0.78-0.83x) but read 32 streams, which the hardware prefetchers do not
- * follow (1.5-2.0x), unless each row is prefetched a tile ahead into L2
- * (1.09-1.22x; into L1 the crowded lines evict each other). Whole
- * transposes, ixjit / the copy, three runs: 16 rows prefetched into L1 (the
- * rule before) 0.54-0.57, into L2 0.58-0.61, 32 rows into L2 0.66-0.71, 64
- * rows into L2 0.52; with a 4032 pitch 16 rows into L1 0.72, 32 into L2
- * 0.77. Where only the source crowds (the 4096^2 transpose reshaped into
- * rows of 8192 on a pitch of 8256, `reshape_t_pitch`) 32 rows ran at 0.47-
- * 0.59 of the ceiling against 0.82-0.86 (docs/cpu-path.md, round 14). */
+ * ahead into L2 (PLAN_PREFETCH_NEAR_L2), where the plan prefetches so (not
+ * a fused b, whose plans do not prefetch, nor short source rows back to
+ * back, which take the sequential prefetch: choose_prefetch). A C harness
+ * (round 14: 4096^2 floats, 1 thread, huge pages, ixjit's blocks, tiles and
+ * blocks of tiles; times against a streamed copy of the same bytes, the
+ * medians of 15-21 interleaved repetitions) found the destination holding
+ * them back: a tile writes one line into each of its 64 destination rows,
+ * all those lines the same multiple of 4 KiB apart, and a 16-row tile's
+ * writes alone took 1.27-1.35x the copy's time (with a 4032 pitch 0.59-
+ * 0.72x), its reads alone 0.85-0.93x at either pitch. 32-row tiles write
+ * two lines into each row in turn (0.78-0.83x) but read 32 streams, which
+ * the hardware prefetchers do not follow (1.5-2.0x), unless each row is
+ * prefetched a tile ahead into L2 (1.09-1.22x; into L1 the crowded lines
+ * evict each other). Whole transposes, ixjit / the copy, three runs: 16
+ * rows prefetched into L1 (the rule before) 0.54-0.57, into L2 0.58-0.61,
+ * 32 rows into L2 0.66-0.71, 64 rows into L2 0.52; with a 4032 pitch 16
+ * rows into L1 0.72, 32 into L2 0.77. In ixjit (ixjit / the ceiling, 1 / 2
+ * threads, the builds alternated three times): `t2d_e4` 0.61-0.64 /
+ * 0.71-0.74 -> 0.78-0.82 / 0.81-0.89, `t2d_e4_big` 0.63-0.65 / 0.69-0.73
+ * -> 0.77-0.80 / 0.79-0.86, `reshape_t` 0.58-0.63 / 0.70-0.76 -> 0.76-0.80
+ * / 0.80-0.89, `cat2_outer_t` 0.74-0.75 / 0.76-0.82 -> 0.83-0.89 /
+ * 0.86-0.93; a source pitch of 4096 floats only (4032 x 4096) 0.71-0.77 /
+ * 0.70-0.79 -> 0.83-0.88 / 0.80-0.94, a destination pitch only 0.67-0.70 /
+ * 0.65-0.75 -> 0.78-0.85 / 0.84-0.86. Not taken: a fused b (`reshape_t_pitch`, no
+ * prefetch: 0.82-0.86 -> 0.47-0.59 at 1 thread), the sequential prefetch's
+ * short rows (`p3d_201` 0.51-0.58 -> 0.48-0.54), 8-byte elements (4096^2,
+ * 2048^2 and 4096 x 2048 doubles: the same or slower) (docs/cpu-path.md,
+ * round 14). */
 #define ZEN_CROWDED_ROWS 32
+static bool sequential_source(const ixj_plan *p);
 static bool zen_crowded_rows(const ixj_plan *p) {
-  return p->elem_size == 4 && p->tile_a == 16 && !p->staged && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET &&
-         dst_rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET;
+  return p->elem_size == 4 && p->tile_a == 16 && !p->staged && !p->b_inner && !sequential_source(p) &&
+         (rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET || dst_rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET);
 }
 
 static void zen_tile_shape(ixj_plan *p, const plan_request *req) {

@@ -718,7 +718,7 @@ static void source_prefetch(void **state) {
     const char *dst, *src;
     size_t elem;
     int stream, prefetch, sequential; /* sequential: on Zen cores, short rows back to back */
-    int crowded;                      /* on Zen cores: source and destination rows crowd (into L2) */
+    int crowded;                      /* on Zen cores: 4 bytes, source or destination rows crowd (into L2) */
   } want[] = {{"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 1, 0, 0, 1},       /* 4 KiB pitch: one set */
               {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0, 0},       /* spread over the sets */
               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0, 0, 0},       /* in cache: never */
@@ -726,13 +726,15 @@ static void source_prefetch(void **state) {
               {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0, 0, 0},           /* 2 KiB: 16; 32 KiB runs */
               {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1, 1, 0}, /* NHWC -> NCHW: 256-byte rows */
               {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1, 1, 0}, /* NCHW -> NHWC, 1 KiB planes */
-              {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0, 0, 0}, /* 4 KiB planes, NHWC rows spread */
-              {"iota 1024 1040", "iota 1040 1024 | permute 1 0", 4, 1, 0, 0, 0},      /* only the source's rows crowd */
+              {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0, 0, 1}, /* 4 KiB planes */
+              {"iota 1024 1040", "iota 1040 1024 | permute 1 0", 4, 1, 0, 0, 1},      /* the source's rows crowd */
+              {"iota 1040 1024", "iota 1024 1040 | permute 1 0", 4, 1, 1, 0, 1},      /* the destination's crowd */
+              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 8, 1, 1, 0, 0},      /* 8 bytes: 16 rows */
+              {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 8, 1, 0, 0, 0},
               {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1, 0, 0}};  /* a zip: 3 rows, all of a */
   /* Zen cores (cpu_zen): every streamed one, one tile ahead (into L2 where
-   * both the source's and the destination's rows crowd, at 4 bytes), or the
-   * next rows of tiles in memory order where the rows are short and back to
-   * back */
+   * the source's or the destination's rows crowd, at 4 bytes), or the next
+   * rows of tiles in memory order where the rows are short and back to back */
   for (int near = 0; near <= 1; near++)
     for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
       ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
@@ -810,7 +812,7 @@ static void source_prefetch(void **state) {
 
 /* Zen cores, streamed, AVX-512: tiles of 4-, 8- and 16-byte elements read
  * 16, 16 and 8 source rows (plan.tile_a), 4-byte ones 64 elements along b,
- * and 32 rows where both the source's and the destination's rows crowd one
+ * and 32 rows where the source's or the destination's rows crowd one
  * L1 set (4 KiB pitches); whole tiles, edges on both sides, staged rows (a
  * pitch off lines), batches, a chain's fused b, and 32-byte vectors
  * (unchanged). */
@@ -819,7 +821,7 @@ static void zen_tile_shapes(void **state) {
   static const struct {
     const char *dst, *src;
     int span4;    /* staged at 4 bytes, spanning a (which keeps its tiles) */
-    int crowded4; /* 4 bytes: source and destination rows on one L1 set: 32 rows */
+    int crowded4; /* 4 bytes: source or destination rows on one L1 set: 32 rows */
   } cases[] = {{"iota 256 384", "iota 384 256 | permute 1 0", 0, 0},     /* whole tiles, rows on lines */
                {"iota 300 270", "iota 270 300 | permute 1 0", 0, 0},     /* edges; staged */
                {"iota 200 1032", "iota 1032 200 | permute 1 0", 0, 0},   /* edges, rows on lines */
