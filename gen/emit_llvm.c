@@ -1271,13 +1271,16 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   tshape[kb] = (extent[0] + T - 1) / T;
   tshape[ka] = (extent[1] + Ta - 1) / Ta;
   int tix = ixj__iprog_emit(g, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%tix", 0), -1, -1, 0);
+  /* blocks of tiles that end past the last tile (plan.c, super_width): the
+   * tiles there are empty, their end clamped to their corner below */
+  bool past = p->super_a && (tshape[ka] % p->super_a || tshape[kb] % p->super_b);
   if (p->super_a) { /* (outer..., block a, block b, a in block, b in block): tile = block * width + in block */
-    IXJ_ASSERT(err, outer + 4 <= IXJ_MAX_RANK + 2 && tshape[ka] % p->super_a == 0 && tshape[kb] % p->super_b == 0);
+    IXJ_ASSERT(err, outer + 4 <= IXJ_MAX_RANK + 2 && !(past && p->staged));
     int64_t bshape[IXJ_MAX_RANK + 2];
     int bdigit[IXJ_MAX_RANK + 2], width[2] = {p->super_a, p->super_b};
     memcpy(bshape, tshape, (size_t)outer * sizeof *bshape);
-    bshape[outer] = tshape[ka] / p->super_a;
-    bshape[outer + 1] = tshape[kb] / p->super_b;
+    bshape[outer] = (tshape[ka] + p->super_a - 1) / p->super_a;
+    bshape[outer + 1] = (tshape[kb] + p->super_b - 1) / p->super_b;
     bshape[outer + 2] = p->super_a;
     bshape[outer + 3] = p->super_b;
     ixj__lower_unflatten(lw, tix, outer + 4, bshape, p->work_units - 1, bdigit);
@@ -1299,6 +1302,10 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     int t1 = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NUW | IPROG_NSW, corner[k], ixj__iprog_const_s64(g, edge), -1, 0);
     int full = ixj__iprog_emit(g, IOP_ULT, IPROG_I1, 0, t1, ixj__iprog_const_s64(g, extent[k]), -1, 0);
     end[k] = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, full, t1, ixj__iprog_const_s64(g, extent[k]), 0);
+    if (past) { /* a tile past the end: no rows, no columns (its end is its corner) */
+      int in = ixj__iprog_emit(g, IOP_ULT, IPROG_I1, 0, corner[k], ixj__iprog_const_s64(g, extent[k]), -1, 0);
+      end[k] = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, in, end[k], corner[k], 0);
+    }
   }
   flush(e, &part[TL_TILE]);
 

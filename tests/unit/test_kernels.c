@@ -126,14 +126,18 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
   if (strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
     fail_msg("%s <- %s: strategy %s, expected %s", dst_text, num_srcs ? src_text[0] : "fill", ixj__plan_strategy_name(p->strategy),
              want_strategy);
-  if (p->strategy == PLAN_TILED) { /* as many tiles as cover the space: a tile past its end writes outside */
+  if (p->strategy == PLAN_TILED) { /* as many tiles as cover the space (the guard bytes catch a write outside) */
     int r = p->rank, fused_b = p->b_inner ? r - 3 : -1, fused_a = p->a_inner ? r - 3 : -1;
     int64_t eb = p->shape[r - 2] * (fused_b >= 0 ? p->shape[fused_b] : 1);
     int64_t ea = p->shape[r - 1] * (fused_a >= 0 ? p->shape[fused_a] : 1), tiles = 1;
     for (int j = 0; j < r - 2; j++)
       if (j != fused_a && j != fused_b) tiles *= p->shape[j];
-    int64_t ta = ixj__plan_tile_edge_a(p);
-    tiles *= (eb + p->tile - 1) / p->tile * ((ea + ta - 1) / ta);
+    int64_t ta = ixj__plan_tile_edge_a(p), na = (ea + ta - 1) / ta, nb = (eb + p->tile - 1) / p->tile;
+    if (p->super_a) { /* blocks of tiles may end past the last tile: those tiles are empty */
+      na = (na + p->super_a - 1) / p->super_a * p->super_a;
+      nb = (nb + p->super_b - 1) / p->super_b * p->super_b;
+    }
+    tiles *= na * nb;
     if ((int64_t)p->work_units != tiles)
       fail_msg("%s: %llu work units for %lld tiles", dst_text, (unsigned long long)p->work_units, (long long)tiles);
   }
@@ -865,6 +869,88 @@ static void zen_tile_shapes(void **state) {
   zen_rules = 0;
 }
 
+/* Streamed tiles are walked in blocks of up to 16 x 16 tiles; a tile count
+ * above 16 with no divisor from 8 to 16 (17 and 19, primes; 34) takes blocks
+ * of the width from 8 to 16 that leaves the fewest tiles past the end, which
+ * run empty (super_width in gen/plan.c); staged tiles keep divisors. The
+ * plans' widths and work units, and the kernels against the reference, whole
+ * and with edges, tile counts past the end along a, b or both, in chunks. */
+static int run_tiles_past_the_end(const char *dst_text, const char *src_text, size_t elem, int zen) {
+  ixj_ixfun *dst = parse_ok(dst_text), *src = parse_ok(src_text);
+  buffer d, s;
+  make_fenced_buffer(&s, src, elem, 10);
+  make_buffer(&d, dst, elem, 1, 0);
+  size_t total = GUARD + d.bytes + GUARD;
+  unsigned char *before = malloc(total);
+  assert_non_null(before);
+  memcpy(before, d.mem, total);
+  ixj_plan *p = copy_plan(dst_text, src_text, elem, 64, zen, 1, NULL);
+  assert_true(p->strategy == PLAN_TILED && p->super_a && !p->a_inner && !p->b_inner && p->vector_elems == 1);
+  char name[32], sig[8192], *ir = NULL;
+  snprintf(name, sizeof name, "k%d", kernels++);
+  ixj__plan_signature(p, "test", sig, sizeof sig);
+  ixj_error err;
+  void *obj;
+  size_t size;
+  ixj_kernel_fn fn;
+  if (ixj__emit_llvm(p, name, sig, &ir, &err) != IXJ_OK || ixj__jit_llvm_object(jit, ir, &obj, &size, &err) != IXJ_OK)
+    fail_msg("%s: %s", dst_text, err.message);
+  assert_int_equal(ixj__jit_llvm_link(jit, obj, size, name, &fn, &err), IXJ_OK);
+  /* the units in the emitter's order: (outer..., block a, block b, a in block, b in block) */
+  int r = p->rank;
+  int64_t ta = ixj__plan_tile_edge_a(p), na = (p->shape[r - 1] + ta - 1) / ta, nb = (p->shape[r - 2] + p->tile - 1) / p->tile;
+  int64_t sa = p->super_a, sb = p->super_b, blocks_b = (nb + sb - 1) / sb, past = 0;
+  const void *ptrs[2] = {d.op.data, s.op.data};
+  int64_t offs[2] = {p->operand[0].runtime_offset, p->operand[1].runtime_offset};
+  for (uint64_t u = 0; u < p->work_units; u++) {
+    int64_t x = (int64_t)u, ib = x % sb, ia = (x / sb) % sa, bb = (x / sb / sa) % blocks_b, ba = x / sb / sa / blocks_b;
+    if (ba * sa + ia < na && bb * sb + ib < nb) continue; /* a tile of the space (outer dims: none here) */
+    fn(ptrs, offs, (int64_t)u, (int64_t)u + 1);
+    past++;
+  }
+  if (memcmp(d.mem, before, total)) fail_msg("%s <- %s: a tile past the end wrote into the destination", dst_text, src_text);
+  free(obj);
+  free(ir);
+  free(p);
+  free(before);
+  free_buffer(&d);
+  free_buffer(&s);
+  ixj_ixfun_free(dst);
+  ixj_ixfun_free(src);
+  return (int)past;
+}
+
+static void super_blocks_past_the_end(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int zen, super_a, super_b; /* 4-byte elements, 64-byte vectors, streamed */
+  } cases[] = {{"iota 1088 304", "iota 304 1088 | permute 1 0", 1, 10, 9},                 /* 19 x 17 tiles, whole */
+               {"iota 1080 304 | slice : :300", "iota 300 1080 | permute 1 0", 1, 10, 9}, /* edges */
+               {"iota 1080 304 | slice : :300", "iota 300 1080 | permute 1 0", 0, 10, 12}, /* 10 x 34: b only */
+               {"iota 1024 304 | slice : :300", "iota 300 1024 | permute 1 0", 0, 10, 16}, /* divisors: none past */
+               {"iota 1080 300", "iota 300 1080 | permute 1 0", 1, 0, 0}};               /* staged: 19 x 17, none */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 4, 64, cases[c].zen, 1, NULL);
+    assert_int_equal(p->strategy, PLAN_TILED);
+    assert_int_equal(p->nontemporal, 1);
+    assert_int_equal(p->staged != 0, cases[c].super_a == 0);
+    if (p->staged) assert_true(p->super_a == 0 || (19 % p->super_a == 0 && 17 % p->super_b == 0)); /* 1 x 1: none */
+    else {
+      assert_int_equal(p->super_a, cases[c].super_a);
+      assert_int_equal(p->super_b, cases[c].super_b);
+    }
+    free(p);
+  }
+  /* the tiles past the end alone: they write nothing (19 x 17 tiles in blocks of 10 x 9: 360 - 323) */
+  assert_int_equal(run_tiles_past_the_end(cases[1].dst, cases[1].src, 4, 1), 20 * 18 - 19 * 17);
+  assert_int_equal(run_tiles_past_the_end(cases[2].dst, cases[2].src, 4, 0), 10 * 36 - 10 * 34);
+  for (zen_rules = 0; zen_rules <= 1; zen_rules++)
+    for (size_t e = 4; e <= 8; e *= 2)
+      for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "tiled");
+  zen_rules = 0;
+}
+
 /* Zen cores, streamed: the dims outside the tiles in the source's order
  * (source_major_tiles in gen/plan.c); the plans, and the kernels against the
  * reference (a rotated outer dim too). */
@@ -942,7 +1028,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
