@@ -112,7 +112,7 @@ typedef struct ixj_plan {
   int tile_a;       /* TILED on a CPU: the tile's extent along a where it is not `tile` (0). Staged: all of a
                        (span), or wider tiles for 1- and 2-byte elements, whose halo is then a smaller part;
                        on Zen cores, streamed: fewer source rows (16 at 4 and 8 bytes, 8 at 16; 32 at 4 bytes
-                       where 16 rows crowd one L1 set) */
+                       where a tile's source or destination rows crowd one L1 set) */
   int span;         /* TILED on a CPU, staged: a tile spans the whole of a and the destination's rows are back
                        to back, so that a tile's rows are one contiguous run, staged and flushed as one */
   int prefetch;     /* CPU, streamed: the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
