@@ -942,9 +942,10 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
       /* no software prefetch two tiles ahead (Intel): four blocks read each
        * source line a piece at a time, and without it the streamed 1- and
        * 2-byte transposes ran 1.06x to 1.34x as fast as with it; one tile
-       * ahead (PLAN_PREFETCH_NEAR) on a Zen 3 1.15-1.35x as fast with it
-       * (docs/cpu-path.md) */
-      emit_row_concat(e, t, pre, rows, pieces, v * per, unit * 8, p->prefetch == PLAN_PREFETCH_NEAR, last);
+       * ahead (PLAN_PREFETCH_NEAR) on a Zen 3 1.15-1.35x as fast with it,
+       * into L2 on a Zen 4 (PLAN_PREFETCH_NEAR_L2) (docs/cpu-path.md) */
+      emit_row_concat(e, t, pre, rows, pieces, v * per, unit * 8,
+                      p->prefetch == PLAN_PREFETCH_NEAR || p->prefetch == PLAN_PREFETCH_NEAR_L2, last);
     }
     for (int i = 0; i < v && pieces == 1; i++) {
       name s = ref(e, src_row[g * v + i]);

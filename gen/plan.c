@@ -741,6 +741,26 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
  * round 14). */
 #define ZEN_CROWDED_ROWS 32
 static bool sequential_source(const ixj_plan *p);
+/* The same for 1- and 2-byte tiles (T x T, T a line's elements), crowded or
+ * not: T along b and 2T source rows, each prefetched a tile ahead into L2.
+ * Measured (an environment switch, three alternations, 1 / 2 threads,
+ * ixjit / the ceiling, round 14): 8128^2 bytes (stacked blocks) 0.39-0.45
+ * / 0.51-0.56 -> 0.87-0.93 / 0.84-1.04 (into L2 alone 0.63-0.70 /
+ * 0.77-0.85; 4T rows 0.86-0.90 / 0.87-1.23), 5760^2 halves 0.47-0.61 /
+ * 0.55-0.68 -> 0.75-0.91 / 0.78-1.05 (4T rows 0.85-1.11 / 0.93-1.01, but
+ * 4032^2 halves 0.74-0.92 at 2 threads against 0.93-1.03), 4032^2 halves
+ * 0.48-0.59 / 0.55-0.67 -> 0.77-0.87 / 0.93-1.03; crowded (whole 32-byte
+ * blocks): 8192^2 bytes 0.35-0.40 / 0.45-0.50 -> 0.38-0.43 / 0.52-0.55,
+ * 4096^2 halves 0.48-0.51 / 0.52-0.74 -> 0.57-0.61 / 0.64-0.75, NCHW ->
+ * NHWC of halves 0.54-0.62 / 0.66-0.70 -> 0.58-0.64 / 0.74-0.81. 2T rows
+ * without the prefetch into L2 ran slower than T (5760^2 halves 0.37-0.40).
+ * Not a fused dim (its plans do not prefetch) nor the sequential
+ * prefetch's short rows. */
+static bool zen_two_line_rows(const ixj_plan *p) {
+  return p->tile * (int64_t)p->elem_size == 64 && !p->tile_a && !p->staged && !p->a_inner && !p->b_inner && !p->zip &&
+         !p->unzip && !sequential_source(p);
+}
+
 static bool zen_crowded_rows(const ixj_plan *p) {
   return p->elem_size == 4 && p->tile_a == 16 && !p->staged && !p->b_inner && !sequential_source(p) &&
          (rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET || dst_rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET);
@@ -753,12 +773,22 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
     return;
   }
   int e = (int)p->elem_size, rows = e == 4 || e == 8 ? 16 : e == 16 ? 8 : 0;
-  if (req->gpu || !req->cpu_zen || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal || !rows ||
-      p->micro * e != 64 || rows % p->micro || p->tile_a || p->a_inner || p->zip || p->unzip)
+  if (req->gpu || !req->cpu_zen || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal) return;
+  if (e <= 2) {
+    if (zen_two_line_rows(p)) p->tile_a = 2 * p->tile;
     return;
+  }
+  if (!rows || p->micro * e != 64 || rows % p->micro || p->tile_a || p->a_inner || p->zip || p->unzip) return;
   p->tile_a = rows;
   if (e == 4) p->tile = 64;
   if (zen_crowded_rows(p)) p->tile_a = ZEN_CROWDED_ROWS;
+}
+
+/* Zen tiles whose source rows give each destination row two lines (128
+ * bytes), prefetched a tile ahead into L2 (choose_prefetch): the 4-byte
+ * crowded ones and the 1- and 2-byte ones (zen_tile_shape). */
+static bool zen_two_line_tile(const ixj_plan *p) {
+  return p->elem_size <= 4 && !p->staged && p->tile_a * (int64_t)p->elem_size == 2 * 64;
 }
 
 /* TILED: the work units (tiles) and, streamed on a CPU, the walk in blocks of
@@ -868,8 +898,7 @@ static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, bool zen) 
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p) && !(zen && p->store_pitch);
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
   p->prefetch = zen ? PLAN_PREFETCH_NEAR : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
-  if (zen && p->elem_size == 4 && p->tile_a == ZEN_CROWDED_ROWS && !p->staged)
-    p->prefetch = PLAN_PREFETCH_NEAR_L2; /* 4-byte tiles of 32 rows: only zen_tile_shape's crowded ones */
+  if (zen && zen_two_line_tile(p)) p->prefetch = PLAN_PREFETCH_NEAR_L2;
   if (zen && sequential_source(p)) p->prefetch = PLAN_PREFETCH_SEQUENTIAL;
 }
 

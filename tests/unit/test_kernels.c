@@ -869,6 +869,45 @@ static void zen_tile_shapes(void **state) {
   zen_rules = 0;
 }
 
+/* Zen cores, streamed, AVX-512: 1- and 2-byte tiles read twice the source
+ * rows a destination line needs (plan.tile_a = 2T), each prefetched a tile
+ * ahead into L2 (locality 2), stacked blocks or whole ones; not staged tiles
+ * (their own widths), not AVX2 or other CPUs; the kernels against the
+ * reference, whole tiles, edges and batches. */
+static void zen_narrow_tiles(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int two_lines; /* on Zen with 64-byte vectors */
+  } cases[] = {{"iota 1060 1088", "iota 1088 1088 | slice : :1060 | permute 1 0", 1}, /* spread: stacked; edges along b */
+               {"iota 1088 1152 | slice : :1100", "iota 1100 1088 | permute 1 0", 1}, /* edges along a */
+               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 1},        /* whole tiles */
+               {"iota 3 128 192", "iota 3 192 128 | permute 0 2 1", 1},      /* batched */
+               {"iota 300 270", "iota 270 300 | permute 1 0", 0}};           /* staged */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+    for (size_t e = 1; e <= 2; e++)
+      for (int vb = 32; vb <= 64; vb += 32)
+        for (int zen = 0; zen <= 1; zen++) {
+          ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, e, vb, zen, 1, NULL);
+          assert_int_equal(p->strategy, PLAN_TILED);
+          assert_int_equal(p->nontemporal, 1);
+          bool two = zen && vb == 64 && cases[c].two_lines;
+          assert_int_equal(p->staged != 0, !cases[c].two_lines);
+          if (!p->staged) assert_int_equal(p->tile_a, two ? 2 * p->tile : 0);
+          if (two) assert_int_equal(p->tile * (int)e, 64);
+          assert_int_equal(p->prefetch == PLAN_PREFETCH_NEAR_L2, two);
+          char *ir = NULL;
+          assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+          assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, two);
+          free(ir);
+          free(p);
+        }
+  zen_rules = 1;
+  for (size_t e = 1; e <= 2; e++)
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "tiled");
+  zen_rules = 0;
+}
+
 /* Streamed tiles are walked in blocks of up to 16 x 16 tiles; a tile count
  * above 16 with no divisor from 8 to 16 (17 and 19, primes; 34) takes blocks
  * of the width from 8 to 16 that leaves the fewest tiles past the end, which
@@ -1028,7 +1067,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
