@@ -784,17 +784,21 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (zen_crowded_rows(p)) p->tile_a = ZEN_CROWDED_ROWS;
 }
 
-/* Zen tiles whose source rows give each destination row two lines (128
- * bytes) prefetch them a tile ahead into L2 (choose_prefetch): the 1- and
- * 2-byte ones, the crowded 4-byte ones, and the 8- and 16-byte ones (16 and
- * 8 rows). For those last two (ixjit / the ceiling, 1 / 2 threads, the
- * builds alternated three times, round 14): 4096 x 2048 doubles (crowded
- * rows) 0.73-0.79 / 0.81-0.90 -> 0.88-0.95 / 0.85-0.97, `t2d_e8` (2880^2)
- * 0.93-0.99 / 0.90-0.96 -> 0.92-0.96 / 0.90-0.95, `t2d_e16` (2048^2)
- * 0.85-0.94 / 0.88-0.90 -> 0.94-1.00 / 0.86-0.93. */
-static bool zen_two_line_tile(const ixj_plan *p) {
-  return !p->staged && p->tile_a * (int64_t)p->elem_size == 2 * 64;
-}
+/* On a Zen 4 (AVX-512) the tiles prefetch one tile ahead into L2 (prefetcht1,
+ * PLAN_PREFETCH_NEAR_L2), not L1: first for the tiles that give each
+ * destination row two lines (the crowded 4-byte ones, the 1- and 2-byte
+ * ones: above), then for every tile. The builds alternated three times
+ * (ixjit / the ceiling, 1 / 2 threads, round 14): 4096 x 2048 doubles
+ * (crowded rows) 0.73-0.79 / 0.81-0.90 -> 0.88-0.95 / 0.85-0.97, `t2d_e16`
+ * 0.85-0.94 / 0.88-0.90 -> 0.94-1.00 / 0.86-0.93, `t2d_e8` the same; and
+ * then every tile: `nchw_to_nhwc_c60` 0.42-0.44 / 0.43-0.61 -> 0.56-1.07 /
+ * 0.64-0.76, `p6d` 0.64-0.68 / 0.58-0.80 -> 0.70-0.79 / 0.81-0.87,
+ * `nchw_to_nhwc_c3` (a zip) 0.86-1.03 / 0.96-1.00 -> 1.02-1.14 /
+ * 0.98-1.08, `t2d_e4_odd` 0.44-0.48 / 0.55-0.71 -> 0.51-0.53 / 0.54-0.60;
+ * an environment switch, three alternations: NHWC with 20 channels
+ * 0.40-0.42 / 0.62-0.67 -> 0.43-0.50 / 0.56-0.73, 4032^2 and 2880^2 floats
+ * the same. A Zen 3 (AVX2, round 9) measured L1 ahead of L2, and keeps
+ * it. */
 
 /* TILED: the work units (tiles) and, streamed on a CPU, the walk in blocks of
  * tiles (below). */
@@ -899,11 +903,12 @@ static bool sequential_source(const ixj_plan *p) {
          b <= SEQUENTIAL_RUN_BYTES / ta / (int64_t)p->elem_size;
 }
 
-static void choose_prefetch(ixj_plan *p, bool gpu, bool out_of_cache, bool zen) {
+static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_cache) {
+  bool gpu = req->gpu, zen = req->cpu_zen != 0;
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p) && !(zen && p->store_pitch);
   if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
-  p->prefetch = zen ? PLAN_PREFETCH_NEAR : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
-  if (zen && zen_two_line_tile(p)) p->prefetch = PLAN_PREFETCH_NEAR_L2;
+  p->prefetch = zen ? (req->cpu_vector_bytes == 64 ? PLAN_PREFETCH_NEAR_L2 : PLAN_PREFETCH_NEAR)
+                    : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
   if (zen && sequential_source(p)) p->prefetch = PLAN_PREFETCH_SEQUENTIAL;
 }
 
@@ -947,7 +952,7 @@ static void finish(ixj_plan *p, const plan_request *req) {
   zen_tile_shape(p, req);
   p->work_units = (uint64_t)p->count;
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
-  choose_prefetch(p, req->gpu, out_of_cache, req->cpu_zen != 0);
+  choose_prefetch(p, req, out_of_cache);
   choose_row_group(p, req);
 }
 

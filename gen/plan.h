@@ -118,8 +118,8 @@ typedef struct ixj_plan {
   int prefetch;     /* CPU, streamed: the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
                        prefetch each source row into L1, two tiles ahead (PLAN_PREFETCH_FAR; not where the tile's
                        source rows crowd one L1 set), or one tile ahead, crowded or not (PLAN_PREFETCH_NEAR, where
-                       the request's cpu_zen says so; into L2, PLAN_PREFETCH_NEAR_L2, for the 32-row tiles of
-                       4-byte elements whose rows crowd one L1 set), or, on Zen cores where the source rows are back to back
+                       the request's cpu_zen says so; into L2, PLAN_PREFETCH_NEAR_L2, where its vectors are
+                       64 bytes too), or, on Zen cores where the source rows are back to back
                        and each tile row walks all of b, the source of the tiles a row or two of tiles further
                        along a, line after line in memory order (PLAN_PREFETCH_SEQUENTIAL) (see
                        choose_prefetch); GENERAL, storing parts of

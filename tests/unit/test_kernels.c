@@ -722,24 +722,24 @@ static void source_prefetch(void **state) {
     const char *dst, *src;
     size_t elem;
     int stream, prefetch, sequential; /* sequential: on Zen cores, short rows back to back */
-    int l2; /* on Zen cores, into L2: 4 bytes whose source or destination rows crowd; 8 bytes (two lines a row) */
+    int rows32; /* on Zen cores: 4 bytes whose source or destination rows crowd read 32 rows */
   } want[] = {{"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 1, 0, 0, 1},       /* 4 KiB pitch: one set */
               {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0, 0},       /* spread over the sets */
               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0, 0, 0},       /* in cache: never */
               {"iota 256 384", "iota 384 256 | permute 1 0", 4, 1, 1, 1, 0},           /* 1 KiB: 8 rows a set */
-              {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0, 0, 1},           /* 2 KiB: 16; 32 KiB runs */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0, 0, 0},           /* 2 KiB: 16; 32 KiB runs */
               {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1, 1, 0}, /* NHWC -> NCHW: 256-byte rows */
               {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1, 1, 0}, /* NCHW -> NHWC, 1 KiB planes */
               {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0, 0, 1}, /* 4 KiB planes */
               {"iota 1024 1040", "iota 1040 1024 | permute 1 0", 4, 1, 0, 0, 1},      /* the source's rows crowd */
               {"iota 1040 1024", "iota 1024 1040 | permute 1 0", 4, 1, 1, 0, 1},      /* the destination's crowd */
-              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 8, 1, 1, 0, 1},      /* 8 bytes: 16 rows */
-              {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 8, 1, 0, 0, 1},
+              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 8, 1, 1, 0, 0},      /* 8 bytes: 16 rows */
+              {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 8, 1, 0, 0, 0},
               {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1, 0, 0}};  /* a zip: 3 rows, all of a */
-  /* Zen cores (cpu_zen): every streamed one, one tile ahead (into L2 where a
-   * tile gives each destination row two lines: 4 bytes whose source or
-   * destination rows crowd, 8 bytes), or the next rows of tiles in memory
-   * order where the rows are short and back to back */
+  /* Zen cores (cpu_zen) with AVX-512: every streamed one, one tile ahead
+   * into L2, or the next rows of tiles in memory order where the rows are
+   * short and back to back; 4-byte tiles whose source or destination rows
+   * crowd read 32 rows */
   for (int near = 0; near <= 1; near++)
     for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
       ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
@@ -753,8 +753,7 @@ static void source_prefetch(void **state) {
       assert_int_equal(p->nontemporal, want[c].stream);
       int expect = !want[c].stream                   ? 0
                    : near && want[c].sequential      ? PLAN_PREFETCH_SEQUENTIAL
-                   : near && want[c].l2              ? PLAN_PREFETCH_NEAR_L2
-                   : near                            ? PLAN_PREFETCH_NEAR
+                   : near                            ? PLAN_PREFETCH_NEAR_L2
                    : want[c].prefetch                ? PLAN_PREFETCH_FAR
                                                      : 0;
       assert_int_equal(p->prefetch, expect);
@@ -765,7 +764,7 @@ static void source_prefetch(void **state) {
       /* locality 2 (prefetcht1, into L2) for the crowded ones, else 3 (into L1) */
       assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, expect == PLAN_PREFETCH_NEAR_L2);
       assert_int_equal(strstr(ir, "i32 0, i32 3, i32 1)") != NULL, p->prefetch != 0 && expect != PLAN_PREFETCH_NEAR_L2);
-      assert_int_equal(p->tile_a == 32, near && want[c].l2 && want[c].elem == 4);
+      assert_int_equal(p->tile_a == 32, near && want[c].rows32 && want[c].elem == 4);
       /* the sequential prefetch's address is computed from the block's place, not a step from its load */
       snprintf(along, sizeof along, ".f0 = getelementptr i%d, ptr %%bp.1, i64 %%v", (int)want[c].elem * 8);
       assert_int_equal(strstr(ir, along) != NULL, expect == PLAN_PREFETCH_SEQUENTIAL);
@@ -854,9 +853,9 @@ static void zen_tile_shapes(void **state) {
           if (e == 4 && p->staged) assert_int_equal(p->span, cases[c].span4);
           bool shaped = zen && vb == 64 && !p->span;
           if (!p->span) assert_int_equal(p->tile_a, shaped ? (e == 16 ? 8 : e == 4 && cases[c].crowded4 ? 32 : 16) : 0);
-          /* into L2 where a tile gives each destination row two lines (all but the spread 4-byte ones;
-           * short source rows back to back take the sequential prefetch: sequential_prefetch) */
-          bool l2 = shaped && !p->staged && !p->b_inner && p->prefetch != PLAN_PREFETCH_SEQUENTIAL && (e != 4 || cases[c].crowded4);
+          /* on Zen with AVX-512 into L2 (short source rows back to back take the sequential
+           * prefetch: sequential_prefetch; a fused b none) */
+          bool l2 = zen && vb == 64 && !p->b_inner && p->prefetch != PLAN_PREFETCH_SEQUENTIAL;
           if ((p->prefetch == PLAN_PREFETCH_NEAR_L2) != l2)
             fail_msg("%s (elem %zu, %d-byte vectors, zen %d): prefetch %d, tile_a %d", cases[c].dst, e, vb, zen, p->prefetch, p->tile_a);
           int64_t row = (int64_t)p->tile_a * (int64_t)e; /* a spanning tile's staged row */
@@ -900,10 +899,10 @@ static void zen_narrow_tiles(void **state) {
           assert_int_equal(p->staged != 0, !cases[c].two_lines);
           if (!p->staged) assert_int_equal(p->tile_a, two ? 2 * p->tile : 0);
           if (two) assert_int_equal(p->tile * (int)e, 64);
-          assert_int_equal(p->prefetch == PLAN_PREFETCH_NEAR_L2, two);
+          assert_int_equal(p->prefetch == PLAN_PREFETCH_NEAR_L2, zen && vb == 64); /* staged too */
           char *ir = NULL;
           assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
-          assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, two);
+          assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, zen && vb == 64);
           free(ir);
           free(p);
         }
