@@ -933,11 +933,11 @@ static int run_tiles_past_the_end(const char *dst_text, const char *src_text, si
   snprintf(name, sizeof name, "k%d", kernels++);
   ixj__plan_signature(p, "test", sig, sizeof sig);
   ixj_error err;
-  void *obj;
-  size_t size;
+  void *obj = NULL;
+  size_t size = 0;
   ixj_kernel_fn fn;
-  if (ixj__emit_llvm(p, name, sig, &ir, &err) != IXJ_OK || ixj__jit_llvm_object(jit, ir, &obj, &size, &err) != IXJ_OK)
-    fail_msg("%s: %s", dst_text, err.message);
+  if (ixj__emit_llvm(p, name, sig, &ir, &err) != IXJ_OK) fail_msg("%s: emit: %s", dst_text, err.message);
+  if (ixj__jit_llvm_object(jit, ir, &obj, &size, &err) != IXJ_OK) fail_msg("%s: %s", dst_text, err.message);
   assert_int_equal(ixj__jit_llvm_link(jit, obj, size, name, &fn, &err), IXJ_OK);
   /* the units in the emitter's order: (outer..., block a, block b, a in block, b in block) */
   int r = p->rank;
