@@ -784,22 +784,6 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (zen_crowded_rows(p)) p->tile_a = ZEN_CROWDED_ROWS;
 }
 
-/* On a Zen 4 (AVX-512) the tiles prefetch one tile ahead into L2 (prefetcht1,
- * PLAN_PREFETCH_NEAR_L2), not L1: first for the tiles that give each
- * destination row two lines (the crowded 4-byte ones, the 1- and 2-byte
- * ones: above), then for every tile. The builds alternated three times
- * (ixjit / the ceiling, 1 / 2 threads, round 14): 4096 x 2048 doubles
- * (crowded rows) 0.73-0.79 / 0.81-0.90 -> 0.88-0.95 / 0.85-0.97, `t2d_e16`
- * 0.85-0.94 / 0.88-0.90 -> 0.94-1.00 / 0.86-0.93, `t2d_e8` the same; and
- * then every tile: `nchw_to_nhwc_c60` 0.42-0.44 / 0.43-0.61 -> 0.56-1.07 /
- * 0.64-0.76, `p6d` 0.64-0.68 / 0.58-0.80 -> 0.70-0.79 / 0.81-0.87,
- * `nchw_to_nhwc_c3` (a zip) 0.86-1.03 / 0.96-1.00 -> 1.02-1.14 /
- * 0.98-1.08, `t2d_e4_odd` 0.44-0.48 / 0.55-0.71 -> 0.51-0.53 / 0.54-0.60;
- * an environment switch, three alternations: NHWC with 20 channels
- * 0.40-0.42 / 0.62-0.67 -> 0.43-0.50 / 0.56-0.73, 4032^2 and 2880^2 floats
- * the same. A Zen 3 (AVX2, round 9) measured L1 ahead of L2, and keeps
- * it. */
-
 /* TILED: the work units (tiles) and, streamed on a CPU, the walk in blocks of
  * tiles (below). */
 static void tile_work(ixj_plan *p, bool gpu) {
@@ -903,6 +887,21 @@ static bool sequential_source(const ixj_plan *p) {
          b <= SEQUENTIAL_RUN_BYTES / ta / (int64_t)p->elem_size;
 }
 
+/* On a Zen 4 (AVX-512) the tiles prefetch one tile ahead into L2 (prefetcht1,
+ * PLAN_PREFETCH_NEAR_L2), not L1: first for the tiles that give each
+ * destination row two lines (the crowded 4-byte ones, the 1- and 2-byte
+ * ones: above), then for every tile. The builds alternated three times
+ * (ixjit / the ceiling, 1 / 2 threads, round 14): 4096 x 2048 doubles
+ * (crowded rows) 0.73-0.79 / 0.81-0.90 -> 0.88-0.95 / 0.85-0.97, `t2d_e16`
+ * 0.85-0.94 / 0.88-0.90 -> 0.94-1.00 / 0.86-0.93, `t2d_e8` the same; and
+ * then every tile: `nchw_to_nhwc_c60` 0.42-0.44 / 0.43-0.61 -> 0.56-1.07 /
+ * 0.64-0.76, `p6d` 0.64-0.68 / 0.58-0.80 -> 0.70-0.79 / 0.81-0.87,
+ * `nchw_to_nhwc_c3` (a zip) 0.86-1.03 / 0.96-1.00 -> 1.02-1.14 /
+ * 0.98-1.08, `t2d_e4_odd` 0.44-0.48 / 0.55-0.71 -> 0.51-0.53 / 0.54-0.60;
+ * an environment switch, three alternations: NHWC with 20 channels
+ * 0.40-0.42 / 0.62-0.67 -> 0.43-0.50 / 0.56-0.73, 4032^2 and 2880^2 floats
+ * the same. A Zen 3 (AVX2, round 9) measured L1 ahead of L2, and keeps
+ * it. */
 static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_cache) {
   bool gpu = req->gpu, zen = req->cpu_zen != 0;
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p) && !(zen && p->store_pitch);
