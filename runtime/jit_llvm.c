@@ -2,7 +2,7 @@
  * concurrent add+lookup, so each compile runs its passes
  * and codegen to an object file on the calling thread with its own
  * LLVMContext and a TargetMachine no other thread uses meanwhile (taken from
- * the JIT's idle ones, given back after), and only linking the object into
+ * an idle pool, given back after), and only linking the object into
  * the JIT is serialized. The object bytes are what a disk cache would store. */
 #include "jit_llvm.h"
 
@@ -27,7 +27,7 @@
 #include "x86_cpus.h"
 
 #define MAX_OTHER_CPUS 32
-/* Idle target machines kept for the next compiles, all CPUs together: more
+/* Idle target machines kept for the next compiles, per pool: more
  * than the threads that compile at once (callers in sync mode, the compiler
  * thread, `ixjit warm -j`) only hold memory. */
 #define MAX_IDLE_MACHINES 8
@@ -40,7 +40,7 @@
  * passes' target analysis builds it) about 1 ms more (docs/hot-path.md); a
  * kept machine has its subtarget already. LLVM's target machines are not
  * safe for two threads at once (the subtarget cache is a plain map), so a
- * machine is either idle (in jit_llvm.idle, under idle_lock) or one
+ * machine is either idle (in a machine_pool, under its lock) or one
  * compile's. */
 typedef struct machine {
   LLVMTargetMachineRef tm;
@@ -49,12 +49,24 @@ typedef struct machine {
   struct machine *next;
 } machine;
 
+/* Idle machines, most recently used first, under lock. */
+typedef struct machine_pool {
+  pthread_mutex_t lock;
+  machine *idle;
+  int num_idle;
+} machine_pool;
+
+/* The host's idle machines are the process's, shared by every context: the
+ * host's triple, CPU and features are the same in each, so a new context's
+ * first compile takes a machine whose subtarget is built instead of paying
+ * for a new one (1-2 ms of that compile: docs/hot-path.md, round 15). They
+ * live until the process ends. */
+static machine_pool host_machines = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
+
 struct jit_llvm {
   LLVMOrcLLJITRef lljit;
   LLVMTargetRef llvm_target; /* the triple's */
-  pthread_mutex_t idle_lock;
-  machine *idle; /* the idle machines, most recently used first */
-  int num_idle;
+  machine_pool other_machines; /* idle machines for the other CPUs (ixj__jit_llvm_cpu) */
   pthread_mutex_t link_lock;
   char *triple, *cpu, *features;
   char *enabled; /* the host's enabled features, canonical (canonical_features) */
@@ -162,7 +174,7 @@ ixj_status ixj__jit_llvm_create(jit_llvm **out, ixj_error *err) {
   if (!j) return ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory");
   pthread_mutex_init(&j->link_lock, NULL);
   pthread_mutex_init(&j->others_lock, NULL);
-  pthread_mutex_init(&j->idle_lock, NULL);
+  pthread_mutex_init(&j->other_machines.lock, NULL);
   j->triple = LLVMGetDefaultTargetTriple();
   j->cpu = LLVMGetHostCPUName();
   j->features = LLVMGetHostCPUFeatures();
@@ -204,11 +216,11 @@ static void machine_dispose(machine *m) {
 
 void ixj__jit_llvm_destroy(jit_llvm *j) {
   if (!j) return;
-  for (machine *m = j->idle, *next; m; m = next) {
+  for (machine *m = j->other_machines.idle, *next; m; m = next) {
     next = m->next;
     machine_dispose(m);
   }
-  pthread_mutex_destroy(&j->idle_lock);
+  pthread_mutex_destroy(&j->other_machines.lock);
   /* Each tracker is removed (its code freed) before it is released: a live
    * tracker's release hands its code to the JITDylib's default tracker, and
    * LLVM 19's ObjectLinkingLayer::handleTransferResources reads the source's
@@ -425,19 +437,20 @@ static void lap(double *slot, double *t) {
 }
 #define PHASE(ph, field) ((ph) ? &(ph)->field : NULL)
 
-/* An idle machine for cpu (NULL: the host), taken off the idle list, or a
- * new one; NULL when LLVM cannot make one. The caller's until machine_put. */
+/* An idle machine for cpu (NULL: the host), taken off its pool, or a new
+ * one; NULL when LLVM cannot make one. The caller's until machine_put. */
 static machine *machine_take(jit_llvm *j, const jit_cpu *cpu) {
+  machine_pool *pool = cpu ? &j->other_machines : &host_machines;
   machine *m = NULL;
-  pthread_mutex_lock(&j->idle_lock);
-  for (machine **at = &j->idle; *at; at = &(*at)->next)
+  pthread_mutex_lock(&pool->lock);
+  for (machine **at = &pool->idle; *at; at = &(*at)->next)
     if ((*at)->cpu == cpu) {
       m = *at;
       *at = m->next;
-      j->num_idle--;
+      pool->num_idle--;
       break;
     }
-  pthread_mutex_unlock(&j->idle_lock);
+  pthread_mutex_unlock(&pool->lock);
   if (m) return m;
   if (!(m = calloc(1, sizeof *m))) return NULL;
   m->cpu = cpu;
@@ -456,17 +469,18 @@ static machine *machine_take(jit_llvm *j, const jit_cpu *cpu) {
   return m;
 }
 
-/* Gives a machine back to the idle list (the newest first), or disposes of
- * it when enough are idle. */
+/* Gives a machine back to its pool (the newest first), or disposes of it
+ * when enough are idle there. */
 static void machine_put(jit_llvm *j, machine *m) {
-  pthread_mutex_lock(&j->idle_lock);
-  bool keep = j->num_idle < MAX_IDLE_MACHINES;
+  machine_pool *pool = m->cpu ? &j->other_machines : &host_machines;
+  pthread_mutex_lock(&pool->lock);
+  bool keep = pool->num_idle < MAX_IDLE_MACHINES;
   if (keep) {
-    m->next = j->idle;
-    j->idle = m;
-    j->num_idle++;
+    m->next = pool->idle;
+    pool->idle = m;
+    pool->num_idle++;
   }
-  pthread_mutex_unlock(&j->idle_lock);
+  pthread_mutex_unlock(&pool->lock);
   if (!keep) machine_dispose(m);
 }
 
