@@ -902,10 +902,35 @@ static bool sequential_source(const ixj_plan *p) {
  * 0.40-0.42 / 0.62-0.67 -> 0.43-0.50 / 0.56-0.73, 4032^2 and 2880^2 floats
  * the same. A Zen 3 (AVX2, round 9) measured L1 ahead of L2, and keeps
  * it. */
+/* Tiles in cache (not streamed) on a Zen 4 prefetch the same way where the
+ * output is more than IN_CACHE_PREFETCH_BYTES, so that the operands (twice
+ * that) are beyond a core's L2 (1 MiB) and a tile's source rows come from L3:
+ * with 16 to 32 rows a tile, a line of each, they arrive late, most where
+ * they crowd one L1 set. Measured (an environment switch, a harness running
+ * prepared kernels in cache, GB/s, 1 thread, three or four alternations,
+ * round 15): 2048 x 512 floats (source rows 8 KiB apart) 21-27 -> 39-44,
+ * 4096 x 256 30-37 -> 35-45, 1000^2 34-45 -> 45-46, 1024^2 32-34 -> 34-36,
+ * 724^2 49 -> 52-53, 512^2 doubles 40-42 -> 48-52, 1024 x 512 doubles 36-38
+ * -> 40-45, NCHW -> NHWC 4 x 64 x 64 x 64 31-34 -> 47-50 and back 35-40 ->
+ * 41-44; 512^2 floats (1 MiB) the same, 256^2 (in L2) 82-84 -> 76-81 (so
+ * not below the threshold). Not taken where it did not pay: 1- and 2-byte
+ * tiles (2048^2 and 1440^2 bytes, 1024^2 halves: the same or up to 7%
+ * slower), a fused a (a 6-D permute of 4 MiB, 58-59 -> 54-56), zips
+ * (NCHW -> NHWC with 3 channels: the same). */
+#define IN_CACHE_PREFETCH_BYTES (1u << 20)
+static bool zen_in_cache_prefetch(const ixj_plan *p, const plan_request *req) {
+  return req->cpu_zen && req->cpu_vector_bytes == 64 && !p->nontemporal && (p->elem_size == 4 || p->elem_size == 8) &&
+         !p->a_inner && !p->zip && (uint64_t)p->count * p->elem_size > IN_CACHE_PREFETCH_BYTES;
+}
+
 static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_cache) {
   bool gpu = req->gpu, zen = req->cpu_zen != 0;
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p) && !(zen && p->store_pitch);
-  if (gpu || p->strategy != PLAN_TILED || !p->nontemporal || p->b_inner || p->unzip) return;
+  if (gpu || p->strategy != PLAN_TILED || p->b_inner || p->unzip) return;
+  if (!p->nontemporal) {
+    if (zen_in_cache_prefetch(p, req)) p->prefetch = PLAN_PREFETCH_NEAR_L2;
+    return;
+  }
   p->prefetch = zen ? (req->cpu_vector_bytes == 64 ? PLAN_PREFETCH_NEAR_L2 : PLAN_PREFETCH_NEAR)
                     : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
   if (zen && sequential_source(p)) p->prefetch = PLAN_PREFETCH_SEQUENTIAL;

@@ -115,14 +115,16 @@ typedef struct ixj_plan {
                        where a tile's source or destination rows crowd one L1 set) */
   int span;         /* TILED on a CPU, staged: a tile spans the whole of a and the destination's rows are back
                        to back, so that a tile's rows are one contiguous run, staged and flushed as one */
-  int prefetch;     /* CPU, streamed: the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
+  int prefetch;     /* CPU, streamed (and Zen's tiles in cache): the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
                        prefetch each source row into L1, two tiles ahead (PLAN_PREFETCH_FAR; not where the tile's
                        source rows crowd one L1 set), or one tile ahead, crowded or not (PLAN_PREFETCH_NEAR, where
                        the request's cpu_zen says so; into L2, PLAN_PREFETCH_NEAR_L2, where its vectors are
                        64 bytes too), or, on Zen cores where the source rows are back to back
                        and each tile row walks all of b, the source of the tiles a row or two of tiles further
                        along a, line after line in memory order (PLAN_PREFETCH_SEQUENTIAL) (see
-                       choose_prefetch); GENERAL, storing parts of
+                       choose_prefetch); in cache, on Zen cores with 64-byte vectors, 4- and 8-byte tiles
+                       of more than 1 MiB of output prefetch one tile ahead into L2 too
+                       (zen_in_cache_prefetch); GENERAL, storing parts of
                        lines (a strided destination, by scalar stores, or by masked ones but on Zen cores):
                        each store's line ahead, for writing (1) */
   int asm_regs;     /* CPU: the vector registers a transpose block's shuffle network may use as one inline-asm
@@ -157,7 +159,8 @@ typedef struct plan_request {
                                   4- to 16-byte tiles read 16 or 8 source rows and spanning ones run 128 along
                                   b (zen_tile_shape); short back-to-back source rows prefetch in memory order
                                   (sequential_source); streamed contiguous rows and the dims outside streamed
-                                  tiles are walked in the source's order (source_major_rows, _tiles) */
+                                  tiles are walked in the source's order (source_major_rows, _tiles); tiles
+                                  in cache beyond L2 prefetch into L2 (zen_in_cache_prefetch) */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */

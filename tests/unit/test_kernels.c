@@ -725,7 +725,7 @@ static void source_prefetch(void **state) {
     int rows32; /* on Zen cores: 4 bytes whose source or destination rows crowd read 32 rows */
   } want[] = {{"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 1, 0, 0, 1},       /* 4 KiB pitch: one set */
               {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0, 0},       /* spread over the sets */
-              {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0, 0, 0},       /* in cache: never */
+              {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0, 0, 0},       /* in cache: Zen only, into L2 */
               {"iota 256 384", "iota 384 256 | permute 1 0", 4, 1, 1, 1, 0},           /* 1 KiB: 8 rows a set */
               {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0, 0, 0},           /* 2 KiB: 16; 32 KiB runs */
               {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1, 1, 0}, /* NHWC -> NCHW: 256-byte rows */
@@ -751,7 +751,7 @@ static void source_prefetch(void **state) {
       assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
       assert_int_equal(p->strategy, PLAN_TILED);
       assert_int_equal(p->nontemporal, want[c].stream);
-      int expect = !want[c].stream                   ? 0
+      int expect = !want[c].stream                   ? (near ? PLAN_PREFETCH_NEAR_L2 : 0) /* 4 MiB: zen_in_cache_prefetch */
                    : near && want[c].sequential      ? PLAN_PREFETCH_SEQUENTIAL
                    : near                            ? PLAN_PREFETCH_NEAR_L2
                    : want[c].prefetch                ? PLAN_PREFETCH_FAR
@@ -909,6 +909,44 @@ static void zen_narrow_tiles(void **state) {
   zen_rules = 1;
   for (size_t e = 1; e <= 2; e++)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "tiled");
+  zen_rules = 0;
+}
+
+/* Tiles in cache (not streamed) on Zen cores with 64-byte vectors prefetch a
+ * tile ahead into L2 where the output is more than 1 MiB, of 4- and 8-byte
+ * elements, neither a fused a nor a zip (zen_in_cache_prefetch in
+ * gen/plan.c): the plans, the prefetch's locality in the IR, and the kernels
+ * against the reference, whole tiles, edges along either dim, batches. */
+static void zen_in_cache_prefetch(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    size_t elem;
+    int prefetch; /* on Zen with 64-byte vectors */
+  } cases[] = {{"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 1},          /* 4 MiB */
+               {"iota 1000 1030", "iota 1030 1000 | permute 1 0", 4, 1},          /* edges along both */
+               {"iota 3 300 400", "iota 3 400 300 | permute 0 2 1", 4, 1},        /* batched */
+               {"iota 400 410", "iota 410 400 | permute 1 0", 8, 1},              /* doubles, 1.3 MB */
+               {"iota 512 512", "iota 512 512 | permute 1 0", 4, 0},              /* 1 MiB: not above */
+               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 2, 0},          /* halves */
+               {"iota 16 16 16 4 8 8", "iota 4 16 8 16 8 16 | permute 1 3 5 0 2 4", 4, 0}, /* a fused a */
+               {"iota 8 224 224 3", "iota 8 3 224 224 | permute 0 2 3 1", 4, 0}}; /* a zip */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+    for (int vb = 32; vb <= 64; vb += 32)
+      for (int zen = 0; zen <= 1; zen++) {
+        ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, cases[c].elem, vb, zen, 0, NULL);
+        assert_int_equal(p->strategy, PLAN_TILED);
+        assert_int_equal(p->nontemporal, 0);
+        bool want = zen && vb == 64 && cases[c].prefetch;
+        assert_int_equal(p->prefetch, want ? PLAN_PREFETCH_NEAR_L2 : 0);
+        char *ir = NULL;
+        assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+        assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, want);
+        free(ir);
+        free(p);
+      }
+  zen_rules = 1;
+  for (size_t c = 0; c < 4; c++) copy_all_ways(cases[c].elem, cases[c].dst, cases[c].src, "tiled");
   zen_rules = 0;
 }
 
@@ -1071,7 +1109,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
