@@ -609,7 +609,49 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
   return !staged ? 0 : cpu_vector_bytes == 64 ? PLAN_STAGED_MASKED : PLAN_STAGED_BYTES;
 }
 
+/* Streaming (non-temporal) stores from STREAM_BYTES of output, or above the
+ * last-level cache when that is smaller: measured on the Intel development
+ * VM (round 1), streamed tiles were 1.2-2x faster from 4 MiB of output up (2
+ * threads, 1024^2 to 4096^2 float32) and a streamed contiguous copy 1.4-1.9x
+ * faster than glibc's memcpy from 2 to 64 MiB (docs/cpu-path.md), while the
+ * VM reports a 105 MiB L3 that never streamed a 64 MiB copy.
+ *
+ * A Zen 4 (Zen cores with AVX-512; a 32 MiB L3) keeps more in its caches,
+ * measured there (round 16: prepared kernels run again and again on the same
+ * buffers, as the bench does, plain stores against streamed, 1 / 2 threads,
+ * GB/s): tiles gain from plain stores up to 8 MiB of output (7.5 MiB of
+ * floats 38-55 / 89-111 against 33 / 41-43, 7.6 MiB of halves 34-42 /
+ * 58-108 against 16-29 / 32-47, 6 MiB staged floats 39-54 / 91-110 against
+ * 22-28 / 37-45) and lose from 10 MiB (9.8 MiB of floats 16-26 / 33-38
+ * against 51-53 / 54-55), but for bytes (7.5 MiB 15-32 / 36-54 against 17-24
+ * / 32-34; in the bench 0.18-0.37 / 0.32-0.51 of the ceiling against
+ * 0.31-0.40 / 0.37-0.38), which keep 4 MiB; other copies up to 12 MiB (7.6
+ * MiB 72-82 / 162-182 against 51-56 / 54-55, 11 MiB 38-56 / 97-100 against
+ * 52-53 / 54; 15 MiB 44-53 / 105-149 against 52-55 / 54-56, 30 MiB 37-38 /
+ * 96-100 against 47-48 / 106-108), source and destination then within the
+ * L3; fills up to 16 MiB (15 MiB 76-87 / 134-159 against 27 / 52-54). Fills
+ * beyond the L3 still ran faster so (61 MiB 36-38 / 87-91 against 27-28 /
+ * 55), but only by leaving dirty lines in the L3 for whatever runs next to
+ * write back (the bench's ceiling, measured after them, ran 5-10% slower),
+ * so they stream from 16 MiB, where the output fits twice. A cat's parts
+ * keep the 4 MiB rule, by each part's own output: a rule by their size
+ * would stop streaming the 8 MiB parts of a 64 MiB cat. */
 #define STREAM_BYTES ((uint64_t)4 << 20)
+#define ZEN4_TILE_STREAM_BYTES ((uint64_t)8 << 20)
+#define ZEN4_COPY_STREAM_BYTES ((uint64_t)12 << 20)
+#define ZEN4_FILL_STREAM_BYTES ((uint64_t)16 << 20)
+
+/* The output size from which the plan streams (0: never). */
+static uint64_t stream_threshold(const ixj_plan *p, const plan_request *req, bool cat_part) {
+  uint64_t from = STREAM_BYTES;
+  if (req->gpu || !req->last_level_cache) return 0;
+  if (req->cpu_zen && req->cpu_vector_bytes == 64 && !cat_part)
+    from = p->op == IXJ_OP_FILL          ? ZEN4_FILL_STREAM_BYTES
+           : p->strategy != PLAN_TILED   ? ZEN4_COPY_STREAM_BYTES
+           : p->elem_size == 1           ? STREAM_BYTES
+                                         : ZEN4_TILE_STREAM_BYTES;
+  return req->last_level_cache < from ? req->last_level_cache : from;
+}
 
 /* The width of the blocks of tiles along a dim of n tiles: n itself up to
  * SUPER_TILES; else the largest divisor of n up to SUPER_TILES, or, where
@@ -916,7 +958,11 @@ static bool sequential_source(const ixj_plan *p) {
  * not below the threshold). Not taken where it did not pay: 1- and 2-byte
  * tiles (2048^2 and 1440^2 bytes, 1024^2 halves: the same or up to 7%
  * slower), a fused a (a 6-D permute of 4 MiB, 58-59 -> 54-56), zips
- * (NCHW -> NHWC with 3 channels: the same). */
+ * (NCHW -> NHWC with 3 channels: the same). Staged tiles gain too (round
+ * 16, five alternations, staged ones excluded against not): NCHW -> NHWC
+ * with 60 channels, 4 x 60 x 50 x 50 48.6-49.3 -> 56.6-58.5 GB/s, 1 x 60 x
+ * 100 x 100 54.5-56.2 -> 57.4-60.5, 6 x 60 x 40 x 40 53.0-55.6 ->
+ * 57.8-59.1; 650 x 700 floats the same. */
 #define IN_CACHE_PREFETCH_BYTES (1u << 20)
 static bool zen_in_cache_prefetch(const ixj_plan *p, const plan_request *req) {
   return req->cpu_zen && req->cpu_vector_bytes == 64 && !p->nontemporal && (p->elem_size == 4 || p->elem_size == 8) &&
@@ -938,7 +984,7 @@ static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_ca
 
 /* Strategy, index width, streaming and work units of a plan whose dims are
  * final. */
-static void finish(ixj_plan *p, const plan_request *req) {
+static void finish(ixj_plan *p, const plan_request *req, bool cat_part) {
   if (p->rank == 0) { /* one point: a loop of one */
     p->rank = 1;
     p->shape[0] = 1;
@@ -952,15 +998,8 @@ static void finish(ixj_plan *p, const plan_request *req) {
   for (int o = 0; o < p->num_operands; o++)
     for (int m = 0; m < p->operand[o].num_tail; m++) narrow = narrow && ixj__lmad_count(&p->operand[o].tail[m]) <= INT32_MAX;
   p->index_bits = narrow ? 32 : 64;
-  /* Streaming stores from 4 MiB of output (or above the last-level cache,
-   * when that is smaller): measured on the development VM, streamed tiles
-   * were 1.2-2x faster from 4 MiB of output up (2 threads, 1024^2 to 4096^2
-   * float32) and a streamed contiguous copy 1.4-1.9x faster than glibc's
-   * memcpy from 2 to 64 MiB (docs/cpu-path.md), while the VM reports a 105 MiB
-   * L3 that never streamed a 64 MiB copy. */
-  uint64_t stream_from = req->last_level_cache;
-  if (stream_from > STREAM_BYTES) stream_from = STREAM_BYTES;
-  bool out_of_cache = !req->gpu && stream_from && (uint64_t)p->count * p->elem_size > stream_from;
+  uint64_t stream_from = stream_threshold(p, req, cat_part);
+  bool out_of_cache = stream_from && (uint64_t)p->count * p->elem_size > stream_from;
   if (out_of_cache) p->nontemporal = 1;
   /* tiles stream only whole lines: rows on line boundaries, or staged */
   stage_tiles(p, req);
@@ -1006,7 +1045,7 @@ static void build_part(const ixj_plan *cat, int k, const plan_request *req, cons
   r.pointers = pointers;
   ixj__plan_refine_chains(p);
   normalize_copy(p);
-  finish(p, &r);
+  finish(p, &r, true);
 }
 
 /* A CPU cat as one copy plan per input (contiguous rows stay memcpy-class, a
@@ -1117,7 +1156,7 @@ ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err)
     ixj__plan_refine_chains(p); /* a chain whose factors line up plans like the permute it is */
     normalize_copy(p);
   }
-  finish(p, req);
+  finish(p, req, false);
   return IXJ_OK;
 }
 

@@ -26,7 +26,10 @@ typedef void (*ixj_log_fn)(void *user, ixj_log_level level, const char *message)
  * log and log_user must stay valid for the context's lifetime. */
 typedef struct ixj_context_options {
   int num_threads;            /* 0: IXJIT_NUM_THREADS, else the CPUs of the affinity mask; the caller counts as one */
-  size_t last_level_cache;    /* bytes; 0: detect. Outputs larger than this get streaming stores */
+  size_t last_level_cache;    /* bytes; 0: detect. Outputs larger than this get streaming stores, as do those
+                                 beyond the size measured for the CPU and the kind of kernel (4 MiB; on a Zen 4
+                                 8 MiB for transposes of 2 bytes and more, 12 for other copies, 16 for fills:
+                                 docs/cpu-path.md) */
   ixj_log_fn log;             /* NULL: no logging */
   void *log_user;
   /* The disk cache (see ixjit/cache.h). */

@@ -1103,6 +1103,80 @@ static void zen_by_cpu(void **state) {
   }
 }
 
+/* Where plans stream (gen/plan.c, stream_threshold): from 4 MiB of output,
+ * or the last-level cache when smaller; on a Zen 4 from 8 MiB for tiles of 2
+ * bytes and more, 12 for other copies and 16 for fills; a cat's parts by
+ * their own output from 4 MiB everywhere. */
+static void stream_thresholds(void **state) {
+  (void)state;
+  enum { INTEL, ZEN3, ZEN4 };
+  static const struct {
+    int cpu;
+    size_t llc;
+    ixj_op_kind op;
+    size_t elem;
+    const char *dst, *src;
+    const char *strategy;
+    int nontemporal;
+  } want[] = {
+      {ZEN4, 32 << 20, IXJ_OP_FILL, 4, "iota 4096 1024", NULL, "inner_contiguous", 0},  /* 16 MiB */
+      {ZEN4, 32 << 20, IXJ_OP_FILL, 4, "iota 4104 1024", NULL, "inner_contiguous", 1},  /* just over */
+      {ZEN4, 8 << 20, IXJ_OP_FILL, 4, "iota 3072 1024", NULL, "inner_contiguous", 1},   /* a smaller cache */
+      {ZEN3, 32 << 20, IXJ_OP_FILL, 4, "iota 2048 1024", NULL, "inner_contiguous", 1},  /* 8 MiB */
+      {INTEL, 32 << 20, IXJ_OP_FILL, 4, "iota 2048 1024", NULL, "inner_contiguous", 1},
+      {INTEL, 32 << 20, IXJ_OP_FILL, 4, "iota 1024 1024", NULL, "inner_contiguous", 0}, /* 4 MiB */
+      {ZEN4, 32 << 20, IXJ_OP_COPY, 4, "iota 3072 1024", "iota 3072 1024", "memcpy", 0}, /* 12 MiB */
+      {ZEN4, 32 << 20, IXJ_OP_COPY, 4, "iota 3080 1024", "iota 3080 1024", "memcpy", 1},
+      {INTEL, 32 << 20, IXJ_OP_COPY, 4, "iota 3072 1024", "iota 3072 1024", "memcpy", 1},
+      {ZEN4, 32 << 20, IXJ_OP_COPY, 4, "iota 3000 1024", "iota 3000 1088 | slice : 32:1056", "inner_contiguous", 0},
+      {ZEN4, 32 << 20, IXJ_OP_COPY, 4, "iota 3100 1024", "iota 3100 1088 | slice : 32:1056", "inner_contiguous", 1},
+      {ZEN4, 32 << 20, IXJ_OP_COPY, 4, "iota 2048 1024", "iota 2048 1024 | slice ::-1 ::-1", "general", 0},
+      {ZEN3, 32 << 20, IXJ_OP_COPY, 4, "iota 2048 1024", "iota 2048 1024 | slice ::-1 ::-1", "general", 1},
+      {ZEN4, 32 << 20, IXJ_OP_COPY, 4, "iota 1024 2048", "iota 2048 1024 | permute 1 0", "tiled", 0}, /* 8 MiB */
+      {ZEN4, 32 << 20, IXJ_OP_COPY, 4, "iota 1088 2048", "iota 2048 1088 | permute 1 0", "tiled", 1},
+      {ZEN4, 6 << 20, IXJ_OP_COPY, 4, "iota 1024 2048", "iota 2048 1024 | permute 1 0", "tiled", 1},
+      {INTEL, 32 << 20, IXJ_OP_COPY, 4, "iota 1024 2048", "iota 2048 1024 | permute 1 0", "tiled", 1},
+      {ZEN3, 32 << 20, IXJ_OP_COPY, 4, "iota 1024 2048", "iota 2048 1024 | permute 1 0", "tiled", 1},
+      {ZEN4, 32 << 20, IXJ_OP_COPY, 2, "iota 1536 2048", "iota 2048 1536 | permute 1 0", "tiled", 0}, /* 6 MiB */
+      {ZEN4, 32 << 20, IXJ_OP_COPY, 1, "iota 2048 3072", "iota 3072 2048 | permute 1 0", "tiled", 1}, /* bytes */
+      {ZEN4, 32 << 20, IXJ_OP_COPY, 1, "iota 2048 2048", "iota 2048 2048 | permute 1 0", "tiled", 0}, /* 4 MiB */
+  };
+  for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
+    ixj_ixfun *d = parse_ok(want[c].dst), *s = want[c].src ? parse_ok(want[c].src) : NULL;
+    const ixj_ixfun *srcs[1] = {s};
+    plan_request req = {.op = want[c].op, .elem_size = want[c].elem, .dst = d, .num_srcs = s ? 1 : 0,
+                        .srcs = s ? srcs : NULL, .last_level_cache = want[c].llc,
+                        .cpu_vector_bytes = want[c].cpu == ZEN4 ? 64 : 32, .cpu_zen = want[c].cpu != INTEL};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_string_equal(ixj__plan_strategy_name(p->strategy), want[c].strategy);
+    if (p->nontemporal != want[c].nontemporal) fail_msg("case %zu: nontemporal %d", c, p->nontemporal);
+    req.gpu = true; /* a GPU never streams */
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->nontemporal, 0);
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+  /* a cat's parts: by their own output, from 4 MiB, on a Zen 4 too (two 6 MiB
+   * parts of a 12 MiB destination stream; two 3 MiB ones do not) */
+  for (int big = 0; big <= 1; big++) {
+    ixj_ixfun *d = parse_ok(big ? "iota 3072 1024" : "iota 1536 1024");
+    ixj_ixfun *s = parse_ok(big ? "iota 1536 1024" : "iota 768 1024");
+    const ixj_ixfun *srcs[2] = {s, s};
+    plan_request req = {.op = IXJ_OP_CAT, .elem_size = 4, .dst = d, .num_srcs = 2, .srcs = srcs, .cat_axis = 0,
+                        .last_level_cache = 32 << 20, .cpu_vector_bytes = 64, .cpu_zen = 1};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->strategy, PLAN_CAT_PARTS);
+    assert_int_equal(p->num_parts, 2);
+    for (int k = 0; k < 2; k++) assert_int_equal(p->part[k].nontemporal, big);
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+}
+
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
@@ -1111,7 +1185,7 @@ int main(void) {
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
-                                     cmocka_unit_test(strided_destination_streams)};
+                                     cmocka_unit_test(strided_destination_streams), cmocka_unit_test(stream_thresholds)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   ixj__jit_llvm_destroy(jit);
   return failed;
