@@ -623,8 +623,8 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
  * floats 38-55 / 89-111 against 33 / 41-43, 7.6 MiB of halves 34-42 /
  * 58-108 against 16-29 / 32-47, 6 MiB staged floats 39-54 / 91-110 against
  * 22-28 / 37-45) and lose from 10 MiB (9.8 MiB of floats 16-26 / 33-38
- * against 51-53 / 54-55), but for bytes (7.5 MiB 15-32 / 36-54 against 17-24
- * / 32-34; in the bench 0.18-0.37 / 0.32-0.51 of the ceiling against
+ * against 51-53 / 54-55), but for bytes (7.5 MiB 15-32 / 36-63 against 17-24
+ * / 32-43; in the bench 0.18-0.37 / 0.32-0.51 of the ceiling against
  * 0.31-0.40 / 0.37-0.38), which keep 4 MiB; other copies up to 12 MiB (7.6
  * MiB 72-82 / 162-182 against 51-56 / 54-55, 11 MiB 38-56 / 97-100 against
  * 52-53 / 54; 15 MiB 44-53 / 105-149 against 52-55 / 54-56, 30 MiB 37-38 /
@@ -632,7 +632,7 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
  * L3; fills up to 16 MiB (15 MiB 76-87 / 134-159 against 27 / 52-54). Fills
  * beyond the L3 still ran faster so (61 MiB 36-38 / 87-91 against 27-28 /
  * 55), but only by leaving dirty lines in the L3 for whatever runs next to
- * write back (the bench's ceiling, measured after them, ran 5-10% slower),
+ * write back (the bench's ceiling, measured after them, ran about 5% slower),
  * so they stream from 16 MiB, where the output fits twice. A cat's parts
  * keep the 4 MiB rule, by each part's own output: a rule by their size
  * would stop streaming the 8 MiB parts of a 64 MiB cat. */
