@@ -633,24 +633,29 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
  * beyond the L3 still ran faster so (61 MiB 36-38 / 87-91 against 27-28 /
  * 55), but only by leaving dirty lines in the L3 for whatever runs next to
  * write back (the bench's ceiling, measured after them, ran about 5% slower),
- * so they stream from 16 MiB, where the output fits twice. A cat's parts
- * keep the 4 MiB rule, by each part's own output: a rule by their size
- * would stop streaming the 8 MiB parts of a 64 MiB cat. */
+ * so they stream from 16 MiB, where the output fits twice. There a cat's
+ * parts go by the whole cat's output, each by its own kind's threshold (the
+ * parts run in one launch: the L3 holds all of them or none); elsewhere each
+ * part by its own output, as round 1 measured. */
 #define STREAM_BYTES ((uint64_t)4 << 20)
 #define ZEN4_TILE_STREAM_BYTES ((uint64_t)8 << 20)
 #define ZEN4_COPY_STREAM_BYTES ((uint64_t)12 << 20)
 #define ZEN4_FILL_STREAM_BYTES ((uint64_t)16 << 20)
 
-/* The output size from which the plan streams (0: never). */
-static uint64_t stream_threshold(const ixj_plan *p, const plan_request *req, bool cat_part) {
-  uint64_t from = STREAM_BYTES;
-  if (req->gpu || !req->last_level_cache) return 0;
-  if (req->cpu_zen && req->cpu_vector_bytes == 64 && !cat_part)
+/* Whether the plan's stores stream. cat_bytes: 0, or the whole output of
+ * the cat whose part the plan is. */
+static bool streams(const ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
+  uint64_t out = (uint64_t)p->count * p->elem_size, from = STREAM_BYTES;
+  if (req->gpu || !req->last_level_cache) return false;
+  if (req->cpu_zen && req->cpu_vector_bytes == 64) {
     from = p->op == IXJ_OP_FILL          ? ZEN4_FILL_STREAM_BYTES
            : p->strategy != PLAN_TILED   ? ZEN4_COPY_STREAM_BYTES
            : p->elem_size == 1           ? STREAM_BYTES
                                          : ZEN4_TILE_STREAM_BYTES;
-  return req->last_level_cache < from ? req->last_level_cache : from;
+    if (cat_bytes) out = cat_bytes;
+  }
+  if (req->last_level_cache < from) from = req->last_level_cache;
+  return out > from;
 }
 
 /* The width of the blocks of tiles along a dim of n tiles: n itself up to
@@ -983,8 +988,8 @@ static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_ca
 }
 
 /* Strategy, index width, streaming and work units of a plan whose dims are
- * final. */
-static void finish(ixj_plan *p, const plan_request *req, bool cat_part) {
+ * final; cat_bytes as for streams(). */
+static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   if (p->rank == 0) { /* one point: a loop of one */
     p->rank = 1;
     p->shape[0] = 1;
@@ -998,8 +1003,7 @@ static void finish(ixj_plan *p, const plan_request *req, bool cat_part) {
   for (int o = 0; o < p->num_operands; o++)
     for (int m = 0; m < p->operand[o].num_tail; m++) narrow = narrow && ixj__lmad_count(&p->operand[o].tail[m]) <= INT32_MAX;
   p->index_bits = narrow ? 32 : 64;
-  uint64_t stream_from = stream_threshold(p, req, cat_part);
-  bool out_of_cache = stream_from && (uint64_t)p->count * p->elem_size > stream_from;
+  bool out_of_cache = streams(p, req, cat_bytes);
   if (out_of_cache) p->nontemporal = 1;
   /* tiles stream only whole lines: rows on line boundaries, or staged */
   stage_tiles(p, req);
@@ -1045,7 +1049,7 @@ static void build_part(const ixj_plan *cat, int k, const plan_request *req, cons
   r.pointers = pointers;
   ixj__plan_refine_chains(p);
   normalize_copy(p);
-  finish(p, &r, true);
+  finish(p, &r, (uint64_t)cat->count * cat->elem_size);
 }
 
 /* A CPU cat as one copy plan per input (contiguous rows stay memcpy-class, a
@@ -1156,7 +1160,7 @@ ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err)
     ixj__plan_refine_chains(p); /* a chain whose factors line up plans like the permute it is */
     normalize_copy(p);
   }
-  finish(p, req, false);
+  finish(p, req, 0);
   return IXJ_OK;
 }
 

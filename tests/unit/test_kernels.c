@@ -1105,8 +1105,8 @@ static void zen_by_cpu(void **state) {
 
 /* Where plans stream (gen/plan.c, stream_threshold): from 4 MiB of output,
  * or the last-level cache when smaller; on a Zen 4 from 8 MiB for tiles of 2
- * bytes and more, 12 for other copies and 16 for fills; a cat's parts by
- * their own output from 4 MiB everywhere. */
+ * bytes and more, 12 for other copies and 16 for fills, a cat's parts by
+ * the whole cat's output; elsewhere a cat's parts by their own. */
 static void stream_thresholds(void **state) {
   (void)state;
   enum { INTEL, ZEN3, ZEN4 };
@@ -1158,19 +1158,27 @@ static void stream_thresholds(void **state) {
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
   }
-  /* a cat's parts: by their own output, from 4 MiB, on a Zen 4 too (two 6 MiB
-   * parts of a 12 MiB destination stream; two 3 MiB ones do not) */
-  for (int big = 0; big <= 1; big++) {
-    ixj_ixfun *d = parse_ok(big ? "iota 3072 1024" : "iota 1536 1024");
-    ixj_ixfun *s = parse_ok(big ? "iota 1536 1024" : "iota 768 1024");
+  /* a cat's parts: on a Zen 4 by the whole cat's output (12 MiB of memcpy
+   * parts stays plain, 16 MiB streams), elsewhere by their own (6 MiB parts
+   * stream, 3 MiB ones do not) */
+  static const struct {
+    int zen4;
+    const char *dst, *src;
+    int nontemporal;
+  } cats[] = {{1, "iota 3072 1024", "iota 1536 1024", 0},
+              {1, "iota 4096 1024", "iota 2048 1024", 1},
+              {0, "iota 3072 1024", "iota 1536 1024", 1},
+              {0, "iota 1536 1024", "iota 768 1024", 0}};
+  for (size_t c = 0; c < sizeof cats / sizeof *cats; c++) {
+    ixj_ixfun *d = parse_ok(cats[c].dst), *s = parse_ok(cats[c].src);
     const ixj_ixfun *srcs[2] = {s, s};
     plan_request req = {.op = IXJ_OP_CAT, .elem_size = 4, .dst = d, .num_srcs = 2, .srcs = srcs, .cat_axis = 0,
-                        .last_level_cache = 32 << 20, .cpu_vector_bytes = 64, .cpu_zen = 1};
+                        .last_level_cache = 32 << 20, .cpu_vector_bytes = cats[c].zen4 ? 64 : 32, .cpu_zen = 1};
     ixj_plan *p = malloc(sizeof *p);
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
     assert_int_equal(p->strategy, PLAN_CAT_PARTS);
     assert_int_equal(p->num_parts, 2);
-    for (int k = 0; k < 2; k++) assert_int_equal(p->part[k].nontemporal, big);
+    for (int k = 0; k < 2; k++) assert_int_equal(p->part[k].nontemporal, cats[c].nontemporal);
     free(p);
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
