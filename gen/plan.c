@@ -802,7 +802,17 @@ static bool sequential_source(const ixj_plan *p);
  * NHWC of halves 0.54-0.62 / 0.66-0.70 -> 0.58-0.64 / 0.74-0.81. 2T rows
  * without the prefetch into L2 ran slower than T (5760^2 halves 0.37-0.40).
  * Not a fused dim (its plans do not prefetch) nor the sequential
- * prefetch's short rows. */
+ * prefetch's short rows.
+ * ZEN_TWO_LINE_HALVES: 2-byte tiles read two lines of each source row too
+ * (2T along b, 2T rows: 8 KiB a tile). An environment switch, ixjit / the
+ * ceiling, 1 / 2 threads (round 16): 5760^2 halves 0.82-0.86 / 0.86-1.03
+ * -> 1.03-1.05 / 0.96-0.99 (three alternations), 4032^2 0.74-0.85 /
+ * 0.92-0.95 -> 0.99-1.02 / 0.97-1.04, NCHW -> NHWC of halves with 64
+ * channels (crowded) 0.56-0.59 / 0.59-0.85 -> 0.59-0.61 / 0.76-0.82, with
+ * 32 channels 0.65-0.69 / 0.85-0.87 -> 0.60-0.72 / 0.77-0.86, 4096^2
+ * (crowded) 0.49-0.54 / 0.45-0.80 -> 0.48-0.56 / 0.80-0.90. Bytes so
+ * (256-byte tiles along b) were no better and less steady (8192^2 0.39 ->
+ * 0.21-0.44, 8128^2 0.89-0.93 -> 0.93-0.95), so they keep T. */
 static bool zen_two_line_rows(const ixj_plan *p) {
   return p->tile * (int64_t)p->elem_size == 64 && !p->tile_a && !p->staged && !p->a_inner && !p->b_inner && !p->zip &&
          !p->unzip && !sequential_source(p);
@@ -822,7 +832,10 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, rows = e == 4 || e == 8 ? 16 : e == 16 ? 8 : 0;
   if (req->gpu || !req->cpu_zen || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal) return;
   if (e <= 2) {
-    if (zen_two_line_rows(p)) p->tile_a = 2 * p->tile;
+    if (zen_two_line_rows(p)) {
+      p->tile_a = 2 * p->tile;
+      if (e == 2) p->tile *= 2; /* two lines of each source row too: ZEN_TWO_LINE_HALVES */
+    }
     return;
   }
   if (!rows || p->micro * e != 64 || rows % p->micro || p->tile_a || p->a_inner || p->zip || p->unzip) return;

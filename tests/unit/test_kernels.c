@@ -874,7 +874,8 @@ static void zen_tile_shapes(void **state) {
 }
 
 /* Zen cores, streamed, AVX-512: 1- and 2-byte tiles read twice the source
- * rows a destination line needs (plan.tile_a = 2T), each prefetched a tile
+ * rows a destination line needs (plan.tile_a = 2T; 2-byte ones two lines of
+ * each source row too, plan.tile = 2T), each prefetched a tile
  * ahead into L2 (locality 2), stacked blocks or whole ones; not staged tiles
  * (their own widths), not AVX2 or other CPUs; the kernels against the
  * reference, whole tiles, edges and batches. */
@@ -897,8 +898,8 @@ static void zen_narrow_tiles(void **state) {
           assert_int_equal(p->nontemporal, 1);
           bool two = zen && vb == 64 && cases[c].two_lines;
           assert_int_equal(p->staged != 0, !cases[c].two_lines);
-          if (!p->staged) assert_int_equal(p->tile_a, two ? 2 * p->tile : 0);
-          if (two) assert_int_equal(p->tile * (int)e, 64);
+          if (!p->staged) assert_int_equal(p->tile_a, two ? 128 / (int)e : 0); /* two lines of a destination row */
+          if (two) assert_int_equal(p->tile * (int)e, e == 2 ? 128 : 64);       /* halves: two of a source row too */
           assert_int_equal(p->prefetch == PLAN_PREFETCH_NEAR_L2, zen && vb == 64); /* staged too */
           char *ir = NULL;
           assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
