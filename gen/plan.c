@@ -803,7 +803,7 @@ static bool sequential_source(const ixj_plan *p);
  * without the prefetch into L2 ran slower than T (5760^2 halves 0.37-0.40).
  * Not a fused dim (its plans do not prefetch) nor the sequential
  * prefetch's short rows.
- * ZEN_TWO_LINE_HALVES: 2-byte tiles read two lines of each source row too
+ * Halves read two lines of each source row too
  * (2T along b, 2T rows: 8 KiB a tile). An environment switch, ixjit / the
  * ceiling, 1 / 2 threads (round 16): 5760^2 halves 0.82-0.86 / 0.86-1.03
  * -> 1.03-1.05 / 0.96-0.99 (three alternations), 4032^2 0.74-0.85 /
@@ -834,7 +834,7 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (e <= 2) {
     if (zen_two_line_rows(p)) {
       p->tile_a = 2 * p->tile;
-      if (e == 2) p->tile *= 2; /* two lines of each source row too: ZEN_TWO_LINE_HALVES */
+      if (e == 2) p->tile *= 2; /* two lines of each source row too (above) */
     }
     return;
   }
