@@ -1104,7 +1104,7 @@ static void zen_by_cpu(void **state) {
   }
 }
 
-/* Where plans stream (gen/plan.c, stream_threshold): from 4 MiB of output,
+/* Where plans stream (gen/plan.c, streams): from 4 MiB of output,
  * or the last-level cache when smaller; on a Zen 4 from 8 MiB for tiles of 2
  * bytes and more, 12 for other copies and 16 for fills, a cat's parts by
  * the whole cat's output; elsewhere a cat's parts by their own. */
