@@ -161,8 +161,9 @@ typedef struct plan_request {
                                   (sequential_source); streamed contiguous rows and the dims outside streamed
                                   tiles are walked in the source's order (source_major_rows, _tiles); tiles
                                   in cache beyond L2 prefetch into L2 (zen_in_cache_prefetch); streamed
-                                  2-byte tiles read two lines of each source row; with AVX-512 (a Zen 4)
-                                  outputs that fit the L3 are stored plainly (streams) */
+                                  2-byte tiles read two lines of each source row, staged 4-byte ones 64
+                                  source rows; with AVX-512 (a Zen 4) outputs that fit the L3 are stored
+                                  plainly (streams) */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */
