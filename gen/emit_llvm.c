@@ -43,6 +43,7 @@ typedef struct emitter {
   char elem[32];                    /* the moved type: iN or <L x iN> */
   char scalar[8];                   /* iN */
   int tmp, label;
+  const char *src_base;             /* where a tiled kernel's blocks load: "%bp.1", or "%gbuf" (plan.gather) */
 } emitter;
 
 typedef struct name {
@@ -643,7 +644,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
 
 /* ---- tiled kernel --------------------------------------------------------- */
 
-enum { TL_SETUP, TL_TILE, TL_MICRO, TL_FLUSH, TL_BROW, TL_ACOL, TL_PARTS };
+enum { TL_SETUP, TL_TILE, TL_GATHER, TL_MICRO, TL_FLUSH, TL_BROW, TL_ACOL, TL_PARTS };
 
 /* Destinations whose row elements are up to this far apart take the micro
  * kernel with masked stores (one per `pitch` vectors of row), with AVX-512
@@ -755,9 +756,13 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
                            const char *last) {
   for (int a = 0; a < n; a++) {
     name s = ref(e, rows[a]);
-    ixj__text_put(t, "  %%%s.p%d = getelementptr %s, ptr %%bp.1, i64 %s\n", pre, a, e->scalar, s.s);
-    ixj__text_put(t, "  %%%s.c0.%d = load <%d x i%d>, ptr %%%s.p%d, align 1, !alias.scope !%d, !noalias !%d\n", pre, a, width,
-                  bits, pre, a, MD_SRC_LIST, MD_DST_LIST);
+    ixj__text_put(t, "  %%%s.p%d = getelementptr %s, ptr %s, i64 %s\n", pre, a, e->scalar, e->src_base, s.s);
+    if (e->p->gather) /* the gathered tile on the stack, not the source (a staged tile's last block, moved
+                       * back to end at the tile's edge, starts anywhere: align 1) */
+      ixj__text_put(t, "  %%%s.c0.%d = load <%d x i%d>, ptr %%%s.p%d, align 1\n", pre, a, width, bits, pre, a);
+    else
+      ixj__text_put(t, "  %%%s.c0.%d = load <%d x i%d>, ptr %%%s.p%d, align 1, !alias.scope !%d, !noalias !%d\n", pre, a,
+                    width, bits, pre, a, MD_SRC_LIST, MD_DST_LIST);
     if (prefetch) { /* the same row two tiles (or one) further along b */
       ixj__text_put(t, "  %%%s.f%d = getelementptr %s, ptr %%%s.p%d, i64 %d\n", pre, a, e->scalar, pre, a, tile_prefetch_ahead(e->p));
       ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%%s.f%d, i32 0, i32 %d, i32 1)\n", pre, a, tile_prefetch_locality(e->p));
@@ -945,7 +950,7 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
        * ahead (PLAN_PREFETCH_NEAR) on a Zen 3 1.15-1.35x as fast with it,
        * into L2 on a Zen 4 (PLAN_PREFETCH_NEAR_L2) (docs/cpu-path.md) */
       emit_row_concat(e, t, pre, rows, pieces, v * per, unit * 8,
-                      p->prefetch == PLAN_PREFETCH_NEAR || p->prefetch == PLAN_PREFETCH_NEAR_L2, last);
+                      !p->gather && (p->prefetch == PLAN_PREFETCH_NEAR || p->prefetch == PLAN_PREFETCH_NEAR_L2), last);
     }
     for (int i = 0; i < v && pieces == 1; i++) {
       name s = ref(e, src_row[g * v + i]);
@@ -1247,6 +1252,63 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                 p->span ? "1" : "%vb");
 }
 
+/* A gathered tile (plan.gather): before its blocks, the tile's source rows
+ * [0, %va) (a at a0 + %gi; staged, [0, %va.x), the halo's too), T elements each from b0 (one or two whole lines:
+ * T x elem_size is 64 or 128 bytes), are copied to %gbuf row after row, T
+ * elements a row; the blocks then load their 16-byte pieces from there
+ * (emit_micro_transpose: src_base). Where a tile's source rows crowd one L1
+ * set, a stacked block group's four 16-byte loads of each line otherwise
+ * found it evicted by the other rows before the last piece, and refetched it
+ * from L2 (the reason such tiles took whole 32-byte blocks instead, whose
+ * shuffle networks cost twice as many instructions per byte). A tile whose b
+ * is cut short (the last along b) copies its block columns' bytes only, by a
+ * masked load, so that nothing past the source's end is read. Each row is
+ * prefetched a tile further along b, as the blocks did. */
+static void emit_gather(emitter *e, text *t, int os, int b0, int a0, bool partial) {
+  const ixj_plan *p = e->p;
+  iprog *g = &e->lw.prog;
+  const plan_operand *src = &p->operand[1];
+  int gi = input(e, IPROG_S64, "%%gi.o", 0);
+  int a = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, a0, gi, -1, 0);
+  int at = tile_offset(e, tile_offset(e, os, b0, src, tile_b(p)), a, src, tile_a(p));
+  ixj__text_put(t, "; a gathered tile (plan.gather) first copies its source rows to a buffer on\n"
+                   "; the stack (emit_gather in gen/emit_llvm.c), where its blocks then read\n"
+                   "gather:\n  %%gi = phi i64 [ 0, %%tile.body ], [ %%gi.next, %%gather ]\n"
+                   "  %%gi.o = call i64 asm \"\", \"=r,0\"(i64 %%gi) nounwind memory(none)\n");
+  flush(e, t);
+  name s = ref(e, at);
+  int row = p->tile * (int)p->elem_size, locality = tile_prefetch_locality(p);
+  ixj__text_put(t, "  %%g.src = getelementptr %s, ptr %%bp.1, i64 %s\n  %%g.row = mul nuw nsw i64 %%gi.o, %d\n"
+                   "  %%g.dst = getelementptr i8, ptr %%gbuf, i64 %%g.row\n", e->scalar, s.s, row);
+  if (partial) /* the bytes of the block columns, %vb elements */
+    ixj__text_put(t, "  %%g.bytes = mul nuw nsw i64 %%vb, %zu\n", p->elem_size);
+  for (int q = 0; q < row / 64; q++) {
+    ixj__text_put(t, "  %%g.s%d = getelementptr i8, ptr %%g.src, i64 %d\n  %%g.d%d = getelementptr i8, ptr %%g.dst, i64 %d\n", q,
+                  q * 64, q, q * 64);
+    if (partial) { /* the bytes left from piece q's start, as a mask of up to 64 */
+      ixj__text_put(t, "  %%g.n%d = sub nsw i64 %%g.bytes, %d\n  %%g.some%d = icmp sgt i64 %%g.n%d, 0\n", q, q * 64, q, q);
+      ixj__text_put(t, "  %%g.all%d = icmp sge i64 %%g.n%d, 64\n  %%g.c%d = and i64 %%g.n%d, 63\n", q, q, q, q);
+      ixj__text_put(t, "  %%g.one%d = shl i64 1, %%g.c%d\n  %%g.low%d = sub i64 %%g.one%d, 1\n", q, q, q, q);
+      ixj__text_put(t, "  %%g.part%d = select i1 %%g.some%d, i64 %%g.low%d, i64 0\n", q, q, q);
+      ixj__text_put(t, "  %%g.bits%d = select i1 %%g.all%d, i64 -1, i64 %%g.part%d\n", q, q, q);
+      ixj__text_put(t, "  %%g.m%d = bitcast i64 %%g.bits%d to <64 x i1>\n", q, q);
+      ixj__text_put(t,
+                    "  %%g.v%d = call <64 x i8> @llvm.masked.load.v64i8.p0(ptr %%g.s%d, i32 1, <64 x i1> %%g.m%d, "
+                    "<64 x i8> zeroinitializer), !alias.scope !%d, !noalias !%d\n",
+                    q, q, q, MD_SRC_LIST, MD_DST_LIST);
+    } else {
+      ixj__text_put(t, "  %%g.v%d = load <64 x i8>, ptr %%g.s%d, align 1, !alias.scope !%d, !noalias !%d\n", q, q, MD_SRC_LIST,
+                    MD_DST_LIST);
+    }
+    if (p->prefetch == PLAN_PREFETCH_NEAR || p->prefetch == PLAN_PREFETCH_NEAR_L2)
+      ixj__text_put(t, "  %%g.f%d = getelementptr %s, ptr %%g.s%d, i64 %d\n  call void @llvm.prefetch.p0(ptr %%g.f%d, i32 0, i32 %d, i32 1)\n",
+                    q, e->scalar, q, tile_prefetch_ahead(p), q, locality);
+    ixj__text_put(t, "  store <64 x i8> %%g.v%d, ptr %%g.d%d, align 64\n", q, q);
+  }
+  ixj__text_put(t, "  %%gi.next = add nuw nsw i64 %%gi, 1\n  %%gcont = icmp slt i64 %%gi.next, %s\n"
+                   "  br i1 %%gcont, label %%gather, label %%mrow, !llvm.loop !%d\n\n", p->staged ? "%va.x" : "%va", MD_BLOCK_COLS);
+}
+
 static ixj_status emit_tiled(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
@@ -1309,12 +1371,19 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     }
   }
   flush(e, &part[TL_TILE]);
+  e->src_base = p->gather ? "%gbuf" : "%bp.1";
+  IXJ_ASSERT(err, !p->gather || (p->stack && !p->zip && !p->unzip && !p->b_inner &&
+                                 p->tile * (int)p->elem_size % 64 == 0 && p->tile * (int)p->elem_size <= 128));
+  if (p->gather) emit_gather(e, &part[TL_GATHER], os, corner[0], corner[1], extent[0] % T != 0);
 
   /* the block at (b0 + bi, a0 + ai): its V source rows and V destination rows */
   int bi = input(e, IPROG_S64, "%%bi.o", 0), ai = input(e, IPROG_S64, "%%ai.o", 0), v = p->micro;
   int bb = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[0], bi, -1, 0);
   int ab = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, corner[1], ai, -1, 0);
-  int sbase = tile_offset(e, tile_offset(e, os, bb, src, tile_b(p)), ab, src, tile_a(p));
+  /* gathered: row ai of the buffer (T elements a row), element bi */
+  int sbase = p->gather ? ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, bi,
+                                          ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NSW, ai, ixj__iprog_const_s64(g, T), -1, 0), -1, 0)
+                        : tile_offset(e, tile_offset(e, os, bb, src, tile_b(p)), ab, src, tile_a(p));
   int dbase = tile_offset(e, tile_offset(e, od, bb, dst, tile_b(p)), ab, dst, tile_a(p));
   /* blocks side by side along a until a destination row piece is a cache line */
   int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1, src_row[128], dst_row[128];
@@ -1336,7 +1405,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                                  ixj__iprog_const_s64(g, (int64_t)k * src->stride[qa]), -1, 0);
   for (int k = 0; k < (p->zip || p->unzip ? 0 : group); k++)
     for (int i = 0; i < v; i++) { /* block k: columns a + k v ...; its row i, its destination row i */
-      int64_t so = tile_step(src, k * v + i, tile_a(p));
+      int64_t so = p->gather ? (int64_t)(k * v + i) * T : tile_step(src, k * v + i, tile_a(p));
       int64_t dso = tile_step(dst, i, tile_b(p)) + tile_step(dst, k * v, tile_a(p));
       src_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, sbase, ixj__iprog_const_s64(g, so), -1, 0);
       dst_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, dbase, ixj__iprog_const_s64(g, dso), -1, 0);
@@ -1361,6 +1430,14 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   if (vectors && tile_prefetch(p)) {
     size_t used = strlen(declare);
     snprintf(declare + used, sizeof e->declare - used, "%sdeclare void @llvm.prefetch.p0(ptr, i32, i32, i32)", used ? "\n" : "");
+  }
+  if (vectors && p->gather) {
+    int rows = p->staged ? Ta + v * group : Ta; /* a staged tile's blocks run on into the halo */
+    ixj__text_put(&part[TL_SETUP], "  %%gbuf = alloca [%d x i8], align 64\n", rows * T * (int)p->elem_size);
+    size_t used = strlen(declare);
+    if (extent[0] % T)
+      snprintf(declare + used, sizeof e->declare - used,
+               "%sdeclare <64 x i8> @llvm.masked.load.v64i8.p0(ptr, i32 immarg, <64 x i1>, <64 x i8>)", used ? "\n" : "");
   }
   if (vectors && p->unzip) emit_micro_unzip(e, &part[TL_MICRO], sbase, dst_row);
   else if (vectors && p->zip) emit_micro_zip(e, &part[TL_MICRO], src_row, dbase);
@@ -1454,7 +1531,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                         "HALO", vectors && p->staged ? halo : "", "A_NEXT", a_next, "B_NEXT", b_next,
                         "BLOCK_EXTENTS", extents, "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
                         "METADATA", md ? md : "", "LINKAGE", e->part ? "internal " : "",
-                        "MD_BLOCK_COLS", block_cols};
+                        "MD_BLOCK_COLS", block_cols, "GATHER", body(&part[TL_GATHER]),
+                        "BLOCKS_START", vectors && p->gather ? "gather" : "mrow", "MROW_FROM", vectors && p->gather ? "gather" : "tile.body"};
     st = ixj__template_fill(ixj__template_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }
   free(md);

@@ -305,12 +305,35 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) 
  * generation (8192^2 bytes 23-36 -> 50-71 ms in the bench's column). On the
  * Intel VM of round 8 stacked blocks beat the 32-byte ones on 8192^2 bytes
  * (0.56-0.59 against 0.50-0.53), so there they stay stacked. */
+/* Crowded 1-byte tiles on Zen cores with AVX-512 stay stacked and gather
+ * (plan.gather: each tile's source rows copied whole to a buffer on the
+ * stack first, where the stacked blocks read their 16-byte pieces): a
+ * stacked block reads each line in four pieces, which crowded rows evicted
+ * between pieces; gathered, each line is loaded once, and the stacked
+ * network (4 unpack stages of 64-byte vectors, one store a destination
+ * line) costs fewer instructions per byte than the whole 32-byte blocks'
+ * (5 stages of 32-byte vectors, a chunk shuffle among them). An environment
+ * switch, three alternations, 1 / 2 threads, GB/s: 8192^2 bytes 15.5-15.8 /
+ * 24.6-28.0 -> 17.6-20.2 / 29.6-32.6, 4096^2 16.0-16.2 / 27.8-29.0 ->
+ * 19.7-23.0 / 32.6-42.0, NCHW -> NHWC of 64 byte channels 20.5-22.0 /
+ * 35.3-38.6 -> 26.5-28.5 / 35.8-39.4, 1024^2 in cache 37-39 / 49-60 ->
+ * 35-47 / 58-63. Halves gathered (one or two lines a row, 64 or 128 rows)
+ * were the same or slower (NCHW -> NHWC of 64 half channels 24.8-26.2 /
+ * 39.3-40.8 -> 23.1-24.6 / 31.0-35.9), so they keep the 32-byte blocks;
+ * Intel's crowded tiles stay stacked without it (round 8's rule, not
+ * measured gathered). */
+static bool gather_bytes(const ixj_plan *p, const plan_request *req) {
+  return p->elem_size == 1 && req->cpu_zen && req->cpu_vector_bytes == 64 && !p->b_inner;
+}
+
 static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
   int stacked = stacked_micro(p->elem_size, fused);
   size_blocks(p, req, stacked ? stacked : cpu_micro(req, p->elem_size), fused);
   bool unstack = req->cpu_vector_bytes != 64 || req->cpu_zen;
-  if (stacked && unstack && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET) size_blocks(p, req, 32 / e, fused);
+  bool crowded = stacked && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET;
+  if (crowded && gather_bytes(p, req)) p->gather = 1;
+  else if (crowded && unstack) size_blocks(p, req, 32 / e, fused);
   int64_t extent_a = ixj__plan_tile_a_extent(p);
   /* aligned rows: the destination's start and the stride of every dim but a
    * (the row pitch, b_inner's outer part and the dims outside the tile; a
@@ -1203,9 +1226,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d tile_a=%d span=%d"
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d gather=%d tile_a=%d span=%d"
                    " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d row_group=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
-                   p->zip, p->unzip, p->stack, p->staged, p->tile_a, p->span, p->super_a, p->super_b, p->prefetch, p->store_pitch,
+                   p->zip, p->unzip, p->stack, p->staged, p->gather, p->tile_a, p->span, p->super_a, p->super_b, p->prefetch, p->store_pitch,
                    p->row_lanes, p->row_group, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS)

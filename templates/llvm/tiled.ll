@@ -37,8 +37,9 @@ tile.body:
   %hasb = icmp sgt i64 %vb, 0
   %hasa = icmp sgt i64 %va, 0
   %hasv = and i1 %hasb, %hasa
-  br i1 %hasv, label %mrow, label %@@NO_BLOCKS@@
+  br i1 %hasv, label %@@BLOCKS_START@@, label %@@NO_BLOCKS@@
 
+@@GATHER@@
 ; The blocks along a stay a loop: LLVM's unroller unrolled it where a block
 ; without prefetches fell under its size threshold (NCHW -> NHWC, two blocks a
 ; tile row: 2240 bytes of object code and 11 ms of code generation unrolled,
@@ -53,7 +54,7 @@ tile.body:
 ; per element); the block loops from the phi, whose trip counts LLVM then
 ; still knows (a tiny transpose's single block stays straight-line code).
 mrow:
-  %bi = phi i64 [ 0, %tile.body ], [ %bi.next, %mrow.next ]
+  %bi = phi i64 [ 0, %@@MROW_FROM@@ ], [ %bi.next, %mrow.next ]
   %bi.o = call i64 asm "", "=r,0"(i64 %bi) nounwind memory(none)
   br label %mcol
 

@@ -207,17 +207,19 @@ static void stacked_blocks(void **state) {
     const ixj_ixfun *srcs[1] = {s};
     for (size_t e = 1; e <= 4; e *= 2)
       for (int vb = 32; vb <= 64; vb += 32)
-        for (int zen = 0; zen <= 1; zen++) { /* Zen cores: crowded rows take 32-byte blocks with AVX-512 too */
+        for (int zen = 0; zen <= 1; zen++) { /* Zen cores: crowded halves take 32-byte blocks with AVX-512 too, */
           plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .cpu_vector_bytes = vb,
                               .cpu_zen = zen};
           ixj_plan *p = malloc(sizeof *p);
-          bool stacked = e <= 2 && ((vb == 64 && !zen) || !cases[c].crowded);
+          bool gather = e == 1 && vb == 64 && zen && cases[c].crowded; /* crowded bytes stay stacked and gather */
+          bool stacked = e <= 2 && ((vb == 64 && !zen) || !cases[c].crowded || gather);
           int whole = e <= 2 ? 32 / (int)e : vb / (int)e; /* crowded bytes and halves: 32-byte blocks */
           assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
           assert_int_equal(p->strategy, PLAN_TILED);
           assert_int_equal(p->stack, stacked ? vb / 16 : 0);
           assert_int_equal(p->micro, stacked ? 16 / (int)e : whole);
           assert_int_equal(p->vector_bytes, stacked ? 16 : whole * (int)e);
+          assert_int_equal(p->gather, gather);
           free(p);
         }
     ixj_ixfun_free(d);
@@ -225,7 +227,7 @@ static void stacked_blocks(void **state) {
   }
   copy_all_ways(2, "iota 256 96", "iota 96 256 | permute 1 0", "tiled"); /* 512-byte pitch: stacked with AVX2 */
   copy_all_ways(2, "iota 2048 40", "iota 40 2048 | permute 1 0", "tiled"); /* 4 KiB: not */
-  zen_rules = 1; /* crowded: 32-byte blocks with AVX-512 too, streamed and staged or not */
+  zen_rules = 1; /* crowded: 32-byte blocks (bytes: gathered) with AVX-512 too, streamed and staged or not */
   for (size_t e = 1; e <= 2; e *= 2) {
     copy_all_ways(e, "iota 4096 96", "iota 96 4096 | permute 1 0", "tiled");
     copy_all_ways(e, "iota 4096 100", "iota 100 4096 | permute 1 0", "tiled");
@@ -916,6 +918,51 @@ static void zen_narrow_tiles(void **state) {
   zen_rules = 0;
 }
 
+/* Crowded 1-byte tiles on Zen cores with AVX-512 gather (plan.gather:
+ * gather_bytes in gen/plan.c): each tile's source rows are copied to a buffer
+ * on the stack, where the stacked blocks read. The plans (bytes only, crowded
+ * rows only, Zen with 64-byte vectors only), the gather loop and its masked
+ * loads (a tile cut short along b) in the IR, and the kernels against the
+ * reference: whole tiles, edges along b and along a, a staged destination, a
+ * batch, NCHW -> NHWC, streamed and not, rows aligned and off by one. */
+static void gathered_tiles(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int crowded, partial_b;
+  } cases[] = {{"iota 4096 128", "iota 128 4096 | permute 1 0", 1, 0},                   /* whole tiles */
+               {"iota 4000 128", "iota 128 4096 | slice : :4000 | permute 1 0", 1, 1},   /* b cut short */
+               {"iota 4096 100", "iota 100 4096 | permute 1 0", 1, 0},                   /* edges along a */
+               {"iota 1000 70", "iota 70 1024 | slice : :1000 | permute 1 0", 1, 1},     /* both, 1 KiB pitch */
+               {"iota 3 2048 96", "iota 3 96 2048 | permute 0 2 1", 1, 0},               /* a batch */
+               {"iota 2 64 64 64", "iota 2 64 64 64 | permute 0 2 3 1", 1, 0},           /* NCHW -> NHWC */
+               {"iota 4160 128", "iota 128 4160 | permute 1 0", 0, 0}};                  /* spread rows: not */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+    for (size_t e = 1; e <= 2; e++)
+      for (int vb = 32; vb <= 64; vb += 32)
+        for (int zen = 0; zen <= 1; zen++) {
+          ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, e, vb, zen, 1, NULL);
+          assert_int_equal(p->strategy, PLAN_TILED);
+          bool gather = e == 1 && vb == 64 && zen && cases[c].crowded;
+          assert_int_equal(p->gather, gather);
+          if (gather) assert_int_equal(p->stack, 4);
+          char *ir = NULL;
+          assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+          assert_int_equal(strstr(ir, "%gbuf = alloca") != NULL, gather);
+          assert_int_equal(strstr(ir, "@llvm.masked.load.v64i8") != NULL, gather && cases[c].partial_b);
+          free(ir);
+          free(p);
+        }
+  /* a staged destination (a 100-byte pitch) gathers too, halo rows included */
+  ixj_plan *p = copy_plan("iota 4096 100", "iota 100 4096 | permute 1 0", 1, 64, 1, 1, NULL);
+  assert_true(p->gather && p->staged);
+  free(p);
+  zen_rules = 1;
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(1, cases[c].dst, cases[c].src, "tiled");
+  copy_all_ways(1, "iota 4000 100", "iota 100 4096 | slice : :4000 | permute 1 0", "tiled"); /* staged, b cut short */
+  zen_rules = 0;
+}
+
 /* Tiles in cache (not streamed) on Zen cores with 64-byte vectors prefetch a
  * tile ahead into L2 where the output is more than 1 MiB, of 4- and 8-byte
  * elements, neither a fused a nor a zip (zen_in_cache_prefetch in
@@ -1198,7 +1245,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams), cmocka_unit_test(stream_thresholds)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
