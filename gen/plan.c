@@ -282,6 +282,27 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) 
   p->tile = t;
 }
 
+/* Crowded 1-byte tiles on Zen cores with AVX-512 stay stacked and gather
+ * (plan.gather: each tile's source rows copied whole to a buffer on the
+ * stack first, where the stacked blocks read their 16-byte pieces): a
+ * stacked block reads each line in four pieces, which crowded rows evicted
+ * between pieces; gathered, each line is loaded once, and the stacked
+ * network (4 unpack stages of 64-byte vectors, one store a destination
+ * line) costs fewer instructions per byte than the whole 32-byte blocks'
+ * (5 stages of 32-byte vectors, a chunk shuffle among them). An environment
+ * switch, three alternations, 1 / 2 threads, GB/s: 8192^2 bytes 15.5-15.8 /
+ * 24.6-28.0 -> 17.6-20.2 / 29.6-32.6, 4096^2 16.0-16.2 / 27.8-29.0 ->
+ * 19.7-23.0 / 32.6-42.0, NCHW -> NHWC of 64 byte channels 20.5-22.0 /
+ * 35.3-38.6 -> 26.5-28.5 / 35.8-39.4, 1024^2 in cache 37-39 / 49-60 ->
+ * 35-47 / 58-63. Halves gathered (one or two lines a row, 64 or 128 rows)
+ * were the same or slower (NCHW -> NHWC of 64 half channels 24.8-26.2 /
+ * 39.3-40.8 -> 23.1-24.6 / 31.0-35.9), so they keep the 32-byte blocks;
+ * Intel's crowded tiles stay stacked without it (round 8's rule, not
+ * measured gathered). */
+static bool gather_bytes(const ixj_plan *p, const plan_request *req) {
+  return p->elem_size == 1 && req->cpu_zen && req->cpu_vector_bytes == 64 && !p->b_inner;
+}
+
 /* CPU transposes: square macro-tiles of T x T elements made of V x V
  * in-register transposes, V the lanes of one host vector (2 for 16-byte elements on AVX2,
  * 64 for bytes on AVX-512); the emitter moves 64 bytes of destination row at a
@@ -304,28 +325,9 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) 
  * halves 0.37-0.43 -> 0.59-0.62 / 0.49-0.55 -> 0.63-0.64. They cost code
  * generation (8192^2 bytes 23-36 -> 50-71 ms in the bench's column). On the
  * Intel VM of round 8 stacked blocks beat the 32-byte ones on 8192^2 bytes
- * (0.56-0.59 against 0.50-0.53), so there they stay stacked. */
-/* Crowded 1-byte tiles on Zen cores with AVX-512 stay stacked and gather
- * (plan.gather: each tile's source rows copied whole to a buffer on the
- * stack first, where the stacked blocks read their 16-byte pieces): a
- * stacked block reads each line in four pieces, which crowded rows evicted
- * between pieces; gathered, each line is loaded once, and the stacked
- * network (4 unpack stages of 64-byte vectors, one store a destination
- * line) costs fewer instructions per byte than the whole 32-byte blocks'
- * (5 stages of 32-byte vectors, a chunk shuffle among them). An environment
- * switch, three alternations, 1 / 2 threads, GB/s: 8192^2 bytes 15.5-15.8 /
- * 24.6-28.0 -> 17.6-20.2 / 29.6-32.6, 4096^2 16.0-16.2 / 27.8-29.0 ->
- * 19.7-23.0 / 32.6-42.0, NCHW -> NHWC of 64 byte channels 20.5-22.0 /
- * 35.3-38.6 -> 26.5-28.5 / 35.8-39.4, 1024^2 in cache 37-39 / 49-60 ->
- * 35-47 / 58-63. Halves gathered (one or two lines a row, 64 or 128 rows)
- * were the same or slower (NCHW -> NHWC of 64 half channels 24.8-26.2 /
- * 39.3-40.8 -> 23.1-24.6 / 31.0-35.9), so they keep the 32-byte blocks;
- * Intel's crowded tiles stay stacked without it (round 8's rule, not
- * measured gathered). */
-static bool gather_bytes(const ixj_plan *p, const plan_request *req) {
-  return p->elem_size == 1 && req->cpu_zen && req->cpu_vector_bytes == 64 && !p->b_inner;
-}
-
+ * (0.56-0.59 against 0.50-0.53), so there they stay stacked. Since round 17
+ * crowded bytes on a Zen with AVX-512 stay stacked and gather instead
+ * (gather_bytes, above). */
 static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
   int stacked = stacked_micro(p->elem_size, fused);
