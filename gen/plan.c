@@ -298,9 +298,13 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) 
  * were the same or slower (NCHW -> NHWC of 64 half channels 24.8-26.2 /
  * 39.3-40.8 -> 23.1-24.6 / 31.0-35.9), so they keep the 32-byte blocks;
  * Intel's crowded tiles stay stacked without it (round 8's rule, not
- * measured gathered). */
+ * measured gathered). Only where a tile's source rows are a whole line (b at
+ * least T) and a is not fused: the 6-D permute of bytes (a fused a, rows of
+ * 16 bytes), gathered, ran at 12 GB/s against 20-22 in 32-byte blocks; and
+ * where rows spread, gathering costs (8128^2 bytes 31-33 against 38). */
 static bool gather_bytes(const ixj_plan *p, const plan_request *req) {
-  return p->elem_size == 1 && req->cpu_zen && req->cpu_vector_bytes == 64 && !p->b_inner;
+  return p->elem_size == 1 && req->cpu_zen && req->cpu_vector_bytes == 64 && !p->b_inner && !p->a_inner &&
+         ixj__plan_tile_b_extent(p) >= p->tile;
 }
 
 /* CPU transposes: square macro-tiles of T x T elements made of V x V

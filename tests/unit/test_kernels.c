@@ -921,7 +921,8 @@ static void zen_narrow_tiles(void **state) {
 /* Crowded 1-byte tiles on Zen cores with AVX-512 gather (plan.gather:
  * gather_bytes in gen/plan.c): each tile's source rows are copied to a buffer
  * on the stack, where the stacked blocks read. The plans (bytes only, crowded
- * rows only, Zen with 64-byte vectors only), the gather loop and its masked
+ * rows of a line or more only, no fused a, Zen with 64-byte vectors only;
+ * spread rows, a fused a and short rows do not), the gather loop and its masked
  * loads (a tile cut short along b) in the IR, and the kernels against the
  * reference: whole tiles, edges along b and along a, a staged destination, a
  * batch, NCHW -> NHWC, streamed and not, rows aligned and off by one. */
@@ -929,13 +930,15 @@ static void gathered_tiles(void **state) {
   (void)state;
   static const struct {
     const char *dst, *src;
-    int crowded, partial_b;
+    int gathers, partial_b; /* on Zen with 64-byte vectors */
   } cases[] = {{"iota 4096 128", "iota 128 4096 | permute 1 0", 1, 0},                   /* whole tiles */
                {"iota 4000 128", "iota 128 4096 | slice : :4000 | permute 1 0", 1, 1},   /* b cut short */
                {"iota 4096 100", "iota 100 4096 | permute 1 0", 1, 0},                   /* edges along a */
                {"iota 1000 70", "iota 70 1024 | slice : :1000 | permute 1 0", 1, 1},     /* both, 1 KiB pitch */
                {"iota 3 2048 96", "iota 3 96 2048 | permute 0 2 1", 1, 0},               /* a batch */
                {"iota 2 64 64 64", "iota 2 64 64 64 | permute 0 2 3 1", 1, 0},           /* NCHW -> NHWC */
+               {"iota 16 16 16 4 8 8", "iota 4 16 8 16 8 16 | permute 1 3 5 0 2 4", 0, 0},  /* a fused a: not */
+               {"iota 32 128", "iota 128 4096 | slice : :32 | permute 1 0", 0, 0},      /* rows shorter than a line: not */
                {"iota 4160 128", "iota 128 4160 | permute 1 0", 0, 0}};                  /* spread rows: not */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (size_t e = 1; e <= 2; e++)
@@ -943,7 +946,7 @@ static void gathered_tiles(void **state) {
         for (int zen = 0; zen <= 1; zen++) {
           ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, e, vb, zen, 1, NULL);
           assert_int_equal(p->strategy, PLAN_TILED);
-          bool gather = e == 1 && vb == 64 && zen && cases[c].crowded;
+          bool gather = e == 1 && vb == 64 && zen && cases[c].gathers;
           assert_int_equal(p->gather, gather);
           if (gather) assert_int_equal(p->stack, 4);
           char *ir = NULL;
