@@ -1432,8 +1432,9 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     snprintf(declare + used, sizeof e->declare - used, "%sdeclare void @llvm.prefetch.p0(ptr, i32, i32, i32)", used ? "\n" : "");
   }
   if (vectors && p->gather) {
-    int rows = p->staged ? Ta + v * group : Ta; /* a staged tile's blocks run on into the halo */
-    ixj__text_put(&part[TL_SETUP], "  %%gbuf = alloca [%d x i8], align 64\n", rows * T * (int)p->elem_size);
+    IXJ_ASSERT(err, v * group * (int)p->elem_size <= 64 && ixj__plan_gather_bytes(p) <= PLAN_GATHER_MAX_BYTES);
+    /* a staged tile's blocks run on into the halo (v x group rows, at most a line's) */
+    ixj__text_put(&part[TL_SETUP], "  %%gbuf = alloca [%lld x i8], align 64\n", (long long)ixj__plan_gather_bytes(p));
     size_t used = strlen(declare);
     if (extent[0] % T)
       snprintf(declare + used, sizeof e->declare - used,

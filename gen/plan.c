@@ -1076,6 +1076,9 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
   choose_prefetch(p, req, out_of_cache);
   choose_row_group(p, req);
+  /* a staged tile spanning wide rows would gather more than the stack should
+   * hold: its stacked blocks read the source in place (correct, as on Intel) */
+  if (p->gather && ixj__plan_gather_bytes(p) > PLAN_GATHER_MAX_BYTES) p->gather = 0;
 }
 
 /* Part k's copy plan: the destination restricted to the input's slice along

@@ -196,6 +196,17 @@ static inline int64_t ixj__plan_tile_step(const plan_operand *o, int i, int inne
 }
 /* TILED: the tile's edge along a (tile_a where set, else tile). */
 static inline int ixj__plan_tile_edge_a(const ixj_plan *p) { return p->tile_a ? p->tile_a : p->tile; }
+/* TILED, gathered (plan.gather): the bytes of the tile's source rows on the
+ * kernel's stack (emit_gather): the tile's rows of T elements, and a staged
+ * tile's halo of up to a line of rows more. */
+static inline int64_t ixj__plan_gather_bytes(const ixj_plan *p) {
+  int64_t rows = ixj__plan_tile_edge_a(p) + (p->staged ? 64 / (int64_t)p->elem_size : 0);
+  return rows * p->tile * (int64_t)p->elem_size;
+}
+/* the most a gathered tile's buffer may take of the stack: 32 KiB (a staged
+ * spanning tile's rows can reach 1 KiB; the kernel may run on a caller's
+ * thread with a small stack) */
+#define PLAN_GATHER_MAX_BYTES 32768
 static inline int ixj__plan_tile_outer_dims(const ixj_plan *p) { return p->rank - (p->b_inner || p->a_inner ? 3 : 2); }
 
 /* Part k of a CAT_PARTS plan as a copy plan of its own, the same at planning

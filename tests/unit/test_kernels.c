@@ -959,10 +959,17 @@ static void gathered_tiles(void **state) {
   /* a staged destination (a 100-byte pitch) gathers too, halo rows included */
   ixj_plan *p = copy_plan("iota 4096 100", "iota 100 4096 | permute 1 0", 1, 64, 1, 1, NULL);
   assert_true(p->gather && p->staged);
+  assert_true(ixj__plan_gather_bytes(p) <= PLAN_GATHER_MAX_BYTES);
+  free(p);
+  /* ... but not where a spanning staged tile's rows would take more than
+   * PLAN_GATHER_MAX_BYTES of the stack (300-byte rows: 46 KiB) */
+  p = copy_plan("iota 4096 300", "iota 300 4096 | permute 1 0", 1, 64, 1, 1, NULL);
+  assert_true(p->staged && p->span && p->stack && !p->gather);
   free(p);
   zen_rules = 1;
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(1, cases[c].dst, cases[c].src, "tiled");
   copy_all_ways(1, "iota 4000 100", "iota 100 4096 | slice : :4000 | permute 1 0", "tiled"); /* staged, b cut short */
+  copy_all_ways(1, "iota 1000 300", "iota 300 4096 | slice : :1000 | permute 1 0", "tiled"); /* too wide to gather */
   zen_rules = 0;
 }
 
