@@ -1253,15 +1253,16 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
 }
 
 /* A gathered tile (plan.gather): before its blocks, the tile's source rows
- * [0, %va) (a at a0 + %gi; staged, [0, %va.x), the halo's too), T elements each from b0 (one or two whole lines:
- * T x elem_size is 64 or 128 bytes), are copied to %gbuf row after row, T
- * elements a row; the blocks then load their 16-byte pieces from there
- * (emit_micro_transpose: src_base). Where a tile's source rows crowd one L1
- * set, a stacked block group's four 16-byte loads of each line otherwise
- * found it evicted by the other rows before the last piece, and refetched it
- * from L2 (the reason such tiles took whole 32-byte blocks instead, whose
- * shuffle networks cost twice as many instructions per byte). A tile whose b
- * is cut short (the last along b) copies its block columns' bytes only, by a
+ * [0, %va) (a at a0 + %gi; staged, [0, %va.x): the halo's too), T elements
+ * each from b0 (one or two whole lines: T x elem_size is 64 or 128 bytes),
+ * are copied to %gbuf row after row, T elements a row; the blocks then load
+ * their 16-byte pieces from there (emit_row_concat: src_base). Where a
+ * tile's source rows crowd one L1 set, a stacked block group's four 16-byte
+ * loads of each line otherwise found it evicted by the other rows before the
+ * last piece, and refetched it from L2 (the reason such tiles took whole
+ * 32-byte blocks instead, whose five shuffle stages of 32-byte vectors cost
+ * more per byte than the stacked four of 64-byte ones). A tile whose b is
+ * cut short (the last along b) copies its block columns' bytes only, by a
  * masked load, so that nothing past the source's end is read. Each row is
  * prefetched a tile further along b, as the blocks did. */
 static void emit_gather(emitter *e, text *t, int os, int b0, int a0, bool partial) {

@@ -109,11 +109,12 @@ typedef struct ixj_plan {
                        on the stack, and each tile row is moved out with its whole lines streamed and the
                        partial lines at its ends stored by byte-masked stores (PLAN_STAGED_MASKED, AVX-512BW)
                        or byte by byte (PLAN_STAGED_BYTES, without it) (emit_stage_flush); 0: stored in place */
-  int gather;       /* TILED on a CPU, stacked blocks whose tile's source rows crowd one L1 set (AVX-512
-                       only): each tile's source rows are first copied whole, a line or two each, into a
-                       buffer on the stack (emit_gather), and the blocks read their 16-byte pieces there, so
-                       that each source line is loaded once instead of once per stacked block; 0: the
-                       blocks read the source */
+  int gather;       /* TILED on a CPU, 1-byte stacked blocks whose tile's source rows crowd one L1 set (Zen
+                       cores with AVX-512: gather_bytes in gen/plan.c): each tile's source rows are first
+                       copied whole, a line each, into a buffer on the stack (emit_gather, at most
+                       PLAN_GATHER_MAX_BYTES), and the blocks read their 16-byte pieces there, so that each
+                       source line is loaded once instead of once per stacked block; 0: the blocks read
+                       the source */
   int tile_a;       /* TILED on a CPU: the tile's extent along a where it is not `tile` (0). Staged: all of a
                        (span), or wider tiles for 1- and 2-byte elements, whose halo is then a smaller part;
                        on Zen cores, streamed: fewer source rows (16 at 4 and 8 bytes, 8 at 16; 32 at 4 bytes
