@@ -43,7 +43,6 @@ typedef struct emitter {
   char elem[32];                    /* the moved type: iN or <L x iN> */
   char scalar[8];                   /* iN */
   int tmp, label;
-  const char *src_base;             /* where a tiled kernel's blocks load: "%bp.1", or "%gbuf" (plan.gather) */
 } emitter;
 
 typedef struct name {
@@ -756,7 +755,7 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
                            const char *last) {
   for (int a = 0; a < n; a++) {
     name s = ref(e, rows[a]);
-    ixj__text_put(t, "  %%%s.p%d = getelementptr %s, ptr %s, i64 %s\n", pre, a, e->scalar, e->src_base, s.s);
+    ixj__text_put(t, "  %%%s.p%d = getelementptr %s, ptr %s, i64 %s\n", pre, a, e->scalar, e->p->gather ? "%gbuf" : "%bp.1", s.s);
     if (e->p->gather) /* the gathered tile on the stack, not the source (a staged tile's last block, moved
                        * back to end at the tile's edge, starts anywhere: align 1) */
       ixj__text_put(t, "  %%%s.c0.%d = load <%d x i%d>, ptr %%%s.p%d, align 1\n", pre, a, width, bits, pre, a);
@@ -1256,7 +1255,7 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
  * [0, %va) (a at a0 + %gi; staged, [0, %va.x): the halo's too), T elements
  * each from b0 (one or two whole lines: T x elem_size is 64 or 128 bytes),
  * are copied to %gbuf row after row, T elements a row; the blocks then load
- * their 16-byte pieces from there (emit_row_concat: src_base). Where a
+ * their 16-byte pieces from there (emit_row_concat). Where a
  * tile's source rows crowd one L1 set, a stacked block group's four 16-byte
  * loads of each line otherwise found it evicted by the other rows before the
  * last piece, and refetched it from L2 (the reason such tiles took whole
@@ -1372,7 +1371,6 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     }
   }
   flush(e, &part[TL_TILE]);
-  e->src_base = p->gather ? "%gbuf" : "%bp.1";
   IXJ_ASSERT(err, !p->gather || (p->stack && !p->zip && !p->unzip && !p->b_inner &&
                                  p->tile * (int)p->elem_size % 64 == 0 && p->tile * (int)p->elem_size <= 128));
   if (p->gather) emit_gather(e, &part[TL_GATHER], os, corner[0], corner[1], extent[0] % T != 0);
