@@ -1373,7 +1373,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   flush(e, &part[TL_TILE]);
   IXJ_ASSERT(err, !p->gather || (p->stack && !p->zip && !p->unzip && !p->b_inner &&
                                  p->tile * (int)p->elem_size % 64 == 0 && p->tile * (int)p->elem_size <= 128));
-  if (p->gather) emit_gather(e, &part[TL_GATHER], os, corner[0], corner[1], extent[0] % T != 0);
+  bool gather_masked = p->gather && extent[0] % T != 0; /* the last tile along b is cut short */
+  if (p->gather) emit_gather(e, &part[TL_GATHER], os, corner[0], corner[1], gather_masked);
 
   /* the block at (b0 + bi, a0 + ai): its V source rows and V destination rows */
   int bi = input(e, IPROG_S64, "%%bi.o", 0), ai = input(e, IPROG_S64, "%%ai.o", 0), v = p->micro;
@@ -1435,7 +1436,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     /* a staged tile's blocks run on into the halo (v x group rows, at most a line's) */
     ixj__text_put(&part[TL_SETUP], "  %%gbuf = alloca [%lld x i8], align 64\n", (long long)ixj__plan_gather_bytes(p));
     size_t used = strlen(declare);
-    if (extent[0] % T)
+    if (gather_masked)
       snprintf(declare + used, sizeof e->declare - used,
                "%sdeclare <64 x i8> @llvm.masked.load.v64i8.p0(ptr, i32 immarg, <64 x i1>, <64 x i8>)", used ? "\n" : "");
   }
