@@ -643,7 +643,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
 
 /* ---- tiled kernel --------------------------------------------------------- */
 
-enum { TL_SETUP, TL_TILE, TL_GATHER, TL_MICRO, TL_FLUSH, TL_BROW, TL_ACOL, TL_PARTS };
+enum { TL_SETUP, TL_TILE, TL_GATHER, TL_MICRO, TL_FLUSH, TL_SPAN_SETUP, TL_ROW_FLUSH, TL_BROW, TL_ACOL, TL_PARTS };
 
 /* Destinations whose row elements are up to this far apart take the micro
  * kernel with masked stores (one per `pitch` vectors of row), with AVX-512
@@ -784,14 +784,24 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
 
 /* A staged tile (plan.staged): the buffer holds the tile's T rows of T
  * elements and a line of halo (emit_stage_flush), row after row, or, spanning
- * a (plan.tile_a), rows of a's extent back to back as in the destination; 64
- * bytes before the first (the first row's head load) and after the last (its
- * tail load). A staged plan's blocks move a line of row at a time. */
+ * a (plan.span), one row of blocks (micro rows) of a's extent back to back as
+ * in the destination (emit_span_flush); 64 bytes before the first (the first
+ * row's head load) and after the last (its tail load). A staged plan's blocks
+ * move a line of row at a time. */
 static int stage_row_bytes(const ixj_plan *p) {
   int row = ixj__plan_tile_edge_a(p) * (int)p->elem_size;
   return p->span ? row : row + 64;
 }
 static int stage_bytes(const ixj_plan *p) { return 64 + p->tile * stage_row_bytes(p) + 64; }
+/* A span's buffer starts (its 64 bytes before the rows) at a 4 KiB boundary of
+ * the stack: the alloca has a page more, and the buffer begins where the
+ * next page does. Measured on the Zen 4 (round 18, docs/cpu-path.md): the
+ * same kernel ran NHWC with 20 channels (a 1408-byte buffer) at 0.27 of the
+ * ceiling with the buffer at 3584 modulo 4096 and 0.78-0.85 at most other
+ * places, 60 channels (3968 bytes) at 0.82-0.92 from 512 k and 0.53-0.64
+ * from 512 k + 256; where a thread's stack falls is the process's draw, so
+ * unplaced the same bench ran one process in four at 0.27. */
+static int span_stage_bytes(const ixj_plan *p) { return 64 + p->micro * stage_row_bytes(p) + 64; }
 /* Whether a staged tile's blocks also cover its edges (emit_tiled: the last
  * block of each row and column moved back to end at the edge): not with a
  * fused dim, whose offsets are constant steps from multiples of the block. */
@@ -993,11 +1003,11 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
     }
   }
   bool stream = p->nontemporal && p->dst_aligned;
-  if (p->staged) /* the block's corner in the stage buffer: tile row bi, column ai */
+  if (p->staged) /* the block's corner in the stage buffer: tile row bi (a span's: its row of blocks), column ai */
     ixj__text_put(t,
                   "  %%stg.r = mul nuw nsw i64 %%bi.o, %d\n  %%stg.c = mul nuw nsw i64 %%ai.o, %zu\n"
                   "  %%stg.o = add nuw nsw i64 %%stg.r, %%stg.c\n  %%stg.p = getelementptr i8, ptr %%stage, i64 %%stg.o\n",
-                  stage_row_bytes(p), p->elem_size);
+                  p->span ? 0 : stage_row_bytes(p), p->elem_size);
   for (int j = 0; j < v; j++)
     for (int g = 0; g < group; g += pieces) {
       name d = ref(e, dst_row[g * v + j]);
@@ -1167,9 +1177,7 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
   snprintf(md, sizeof md, "!alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
   if (p->nontemporal) snprintf(nt, sizeof nt, ", !nontemporal !%d", MD_NONTEMPORAL); /* staged in cache: plain stores */
   name first = ref(e, a0);
-  /* a tile spanning a (plan.span) is one run of %vb rows of %va */
-  if (p->span) ixj__text_put(t, "flush:\n  %%f.va = mul nuw nsw i64 %%vb, %%va\n");
-  else ixj__text_put(t, "flush:\n  %%f.va = add i64 %%va, 0\n");
+  ixj__text_put(t, "flush:\n  %%f.va = add i64 %%va, 0\n");
   ixj__text_put(t, "  %%f.n = mul nuw nsw i64 %%f.va, %zu\n  %%f.mid = icmp ne i64 %s, 0\n"
                    "  %%f.inner = and i1 %%f.mid, %%f.halo\n  br i1 %%f.inner, label %%fin, label %%frow\n\n",
                 p->elem_size, first.s);
@@ -1184,7 +1192,7 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                    "  %%i.so = mul nuw nsw i64 %%fi.o, %d\n  %%i.sh = add nuw nsw i64 %%i.so, %%i.h\n"
                    "  %%i.s = getelementptr i8, ptr %%stage, i64 %%i.sh\n  %%i.dh = getelementptr i8, ptr %%i.d, i64 %%i.h\n",
                 e->scalar, id.s, stage_row_bytes(p));
-  for (int k = 0; k < ixj__plan_tile_edge_a(p) * (int)p->elem_size / 64; k++) /* (a span has no halo) */
+  for (int k = 0; k < ixj__plan_tile_edge_a(p) * (int)p->elem_size / 64; k++)
     ixj__text_put(t, "  %%i.s%d = getelementptr i8, ptr %%i.s, i64 %d\n  %%i.v%d = load <8 x i64>, ptr %%i.s%d, align 1\n"
                      "  %%i.d%d = getelementptr i8, ptr %%i.dh, i64 %d\n"
                      "  store <8 x i64> %%i.v%d, ptr %%i.d%d, align 64%s, %s\n",
@@ -1246,9 +1254,103 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                    "  %%fk.next = add nuw nsw i64 %%fk.o, 64\n  %%fk.more = icmp ult i64 %%fk.next, %%f.e\n"
                    "  br i1 %%fk.more, label %%fline.body, label %%fline\n\n",
                 lines_from, nt, md);
-  ixj__text_put(t, "fline:\n  %%fj.next = add nuw nsw i64 %%fj.o, 1\n  %%fj.more = icmp slt i64 %%fj.next, %s\n"
-                   "  br i1 %%fj.more, label %%frow, label %%edges\n\n",
-                p->span ? "1" : "%vb");
+  ixj__text_put(t, "fline:\n  %%fj.next = add nuw nsw i64 %%fj.o, 1\n  %%fj.more = icmp slt i64 %%fj.next, %%vb\n"
+                   "  br i1 %%fj.more, label %%frow, label %%edges\n\n");
+}
+
+/* A partial line of a spanning tile (emit_span_flush), `n` bytes (0 < n <
+ * 64, the values' names) from byte `from` of the buffer to byte `at` of the
+ * tile's run: the high n bytes of the line that ends there (head) or the low
+ * n bytes of the line that starts there (tail), by one byte-masked store
+ * (PLAN_STAGED_MASKED), else byte by byte. Block `label`, on to `next`. */
+static void emit_span_partial(text *t, const ixj_plan *p, const char *label, const char *from, const char *at, const char *n,
+                              bool head, const char *next, const char *md) {
+  ixj__text_put(t, "%s:\n", label);
+  if (p->staged == PLAN_STAGED_MASKED) {
+    if (head) /* the line [at + n - 64, at + n): its high n bytes */
+      ixj__text_put(t, "  %%%s.o = sub nsw i64 %s, 64\n  %%%s.so = add nsw i64 %s, %%%s.o\n  %%%s.do = add nsw i64 %s, %%%s.o\n"
+                       "  %%%s.r = sub nuw nsw i64 64, %s\n  %%%s.bits = shl i64 -1, %%%s.r\n",
+                    label, n, label, from, label, label, at, label, label, n, label, label);
+    else
+      ixj__text_put(t, "  %%%s.so = add nsw i64 %s, 0\n  %%%s.do = add nsw i64 %s, 0\n  %%%s.one = shl i64 1, %s\n"
+                       "  %%%s.bits = add i64 %%%s.one, -1\n",
+                    label, from, label, at, label, n, label, label);
+    ixj__text_put(t, "  %%%s.s = getelementptr i8, ptr %%stage, i64 %%%s.so\n  %%%s.d = getelementptr i8, ptr %%sp.d, i64 %%%s.do\n"
+                     "  %%%s.k = bitcast i64 %%%s.bits to <64 x i1>\n  %%%s.v = load <64 x i8>, ptr %%%s.s, align 1\n"
+                     "  call void @llvm.masked.store.v64i8.p0(<64 x i8> %%%s.v, ptr %%%s.d, i32 1, <64 x i1> %%%s.k), %s\n"
+                     "  br label %%%s\n\n",
+                  label, label, label, label, label, label, label, label, label, label, label, md, next);
+    return;
+  }
+  /* byte by byte; the index through an empty asm: no memcpy call recognized in the loop */
+  ixj__text_put(t, "  br label %%%s.body\n\n%s.body:\n  %%%s.i = phi i64 [ 0, %%%s ], [ %%%s.next, %%%s.body ]\n"
+                   "  %%%s.io = call i64 asm \"\", \"=r,0\"(i64 %%%s.i) nounwind memory(none)\n"
+                   "  %%%s.so = add nsw i64 %s, %%%s.io\n  %%%s.do = add nsw i64 %s, %%%s.io\n"
+                   "  %%%s.s = getelementptr i8, ptr %%stage, i64 %%%s.so\n  %%%s.v = load i8, ptr %%%s.s, align 1\n"
+                   "  %%%s.d = getelementptr i8, ptr %%sp.d, i64 %%%s.do\n  store i8 %%%s.v, ptr %%%s.d, align 1, %s\n"
+                   "  %%%s.next = add nuw nsw i64 %%%s.io, 1\n  %%%s.more = icmp ult i64 %%%s.next, %s\n"
+                   "  br i1 %%%s.more, label %%%s.body, label %%%s\n\n",
+                label, label, label, label, label, label, label, label, label, from, label, label, at, label, label, label, label,
+                label, label, label, label, label, md, label, label, label, label, n, label, label, next);
+}
+
+/* A staged tile spanning a (plan.span) is one contiguous run of destination,
+ * %sp.n bytes from %sp.d (set up with the block extents, emit_span_setup),
+ * the buffer holding one row of blocks: rows [bi, bi + V) of R bytes at
+ * (row - bi) R, and before it the 64 bytes of the run before row bi. After
+ * each row of blocks (in mrow.next, after b's step) the lines of the run
+ * that are now complete go out, whole lines from %sp.done (the end of those
+ * sent so far; the run's first h bytes, %sp.h, up to its first line, are the
+ * high bytes of a line shared with the tile before) up to the last line
+ * boundary before (bi + V) R: the first row of blocks stores that head, the
+ * last the tail after the last whole line (shared with the tile after).
+ * Then the 64 bytes before the next row of blocks move to the buffer's front
+ * (the last row of blocks, moved back to end at the tile's edge, overlaps
+ * the one before: its own rows, staged again, and any bytes not yet sent
+ * are all in those 64 bytes and after). Until round 18 the buffer held the
+ * whole tile, sent after its last block (30 KiB for NHWC's 240-byte rows at
+ * T = 128); a C harness of that kernel ran at 0.6 of a streamed copy, the
+ * same sends after each row of blocks from that buffer no faster, and from a
+ * buffer of one row of blocks at the copy's speed (docs/cpu-path.md). */
+static void emit_span_flush(const ixj_plan *p, text *t, const char *md, const char *nt) {
+  int R = stage_row_bytes(p), V = p->micro;
+  ixj__text_put(t, "  %%rf.bv = add nuw nsw i64 %%bi.o, %d\n  %%rf.c = mul nuw nsw i64 %%rf.bv, %d\n"
+                   "  %%rf.base = mul nuw nsw i64 %%bi.o, %d\n  %%rf.ch = sub nsw i64 %%rf.c, %%sp.h\n"
+                   "  %%rf.w = and i64 %%rf.ch, -64\n  %%rf.e = add nsw i64 %%sp.h, %%rf.w\n"
+                   "  %%rf.first = icmp eq i64 %%bi.o, 0\n  %%rf.hz = icmp ne i64 %%sp.h, 0\n  %%rf.hd = and i1 %%rf.first, %%rf.hz\n"
+                   "  br i1 %%rf.hd, label %%rf.head, label %%rf.lines\n\n",
+                V, R, R);
+  emit_span_partial(t, p, "rf.head", "0", "0", "%sp.h", true, "rf.lines", md);
+  ixj__text_put(t, "rf.lines:\n  %%rf.any = icmp slt i64 %%sp.done, %%rf.e\n  br i1 %%rf.any, label %%rf.line, label %%rf.end\n\n"
+                   "rf.line:\n  %%rf.x = phi i64 [ %%sp.done, %%rf.lines ], [ %%rf.x.next, %%rf.line ]\n"
+                   "  %%rf.xo = call i64 asm \"\", \"=r,0\"(i64 %%rf.x) nounwind memory(none)\n"
+                   "  %%rf.so = sub nsw i64 %%rf.xo, %%rf.base\n  %%rf.s = getelementptr i8, ptr %%stage, i64 %%rf.so\n"
+                   "  %%rf.v = load <8 x i64>, ptr %%rf.s, align 1\n  %%rf.d = getelementptr i8, ptr %%sp.d, i64 %%rf.xo\n"
+                   "  store <8 x i64> %%rf.v, ptr %%rf.d, align 64%s, %s\n"
+                   "  %%rf.x.next = add nuw nsw i64 %%rf.xo, 64\n  %%rf.more = icmp slt i64 %%rf.x.next, %%rf.e\n"
+                   "  br i1 %%rf.more, label %%rf.line, label %%rf.end\n\n",
+                nt, md);
+  /* the tail: after the last row of blocks, the bytes past the last whole line */
+  ixj__text_put(t, "rf.end:\n  %%rf.t = sub nsw i64 %%sp.n, %%rf.e\n  %%rf.tz = icmp sgt i64 %%rf.t, 0\n"
+                   "  %%rf.last = xor i1 %%bcont.v, true\n  %%rf.tl = and i1 %%rf.last, %%rf.tz\n"
+                   "  %%rf.te = sub nsw i64 %%rf.e, %%rf.base\n"
+                   "  br i1 %%rf.tl, label %%rf.tail, label %%rf.carry\n\n");
+  emit_span_partial(t, p, "rf.tail", "%rf.te", "%rf.e", "%rf.t", false, "rf.carry", md);
+  ixj__text_put(t, "rf.carry:\n  %%rf.step = sub nsw i64 %%bi.next, %%bi.o\n  %%rf.sb = mul nsw i64 %%rf.step, %d\n"
+                   "  %%rf.cs = getelementptr i8, ptr %%stage, i64 %%rf.sb\n  %%rf.cf = getelementptr i8, ptr %%rf.cs, i64 -64\n"
+                   "  %%rf.cv = load <8 x i64>, ptr %%rf.cf, align 1\n  %%rf.ct = getelementptr i8, ptr %%stage, i64 -64\n"
+                   "  store <8 x i64> %%rf.cv, ptr %%rf.ct, align 64\n",
+                R);
+}
+
+/* emit_span_flush's values, with the block extents: the run's first byte
+ * %sp.d (`corner`: the tile's destination offset, lowered before), its
+ * bytes %sp.n, the bytes up to its first line %sp.h (at most the run). */
+static void emit_span_setup(const ixj_plan *p, text *t, const char *scalar, const char *corner) {
+  ixj__text_put(t, "  %%sp.d = getelementptr %s, ptr %%bp.0, i64 %s\n  %%sp.n = mul nuw nsw i64 %%vb, %d\n"
+                   "  %%sp.a = ptrtoint ptr %%sp.d to i64\n  %%sp.neg = sub i64 0, %%sp.a\n  %%sp.h0 = and i64 %%sp.neg, 63\n"
+                   "  %%sp.hin = icmp ult i64 %%sp.h0, %%sp.n\n  %%sp.h = select i1 %%sp.hin, i64 %%sp.h0, i64 %%sp.n\n",
+                scalar, corner, stage_row_bytes(p));
 }
 
 /* A gathered tile (plan.gather): before its blocks, the tile's source rows
@@ -1370,6 +1472,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
       end[k] = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, in, end[k], corner[k], 0);
     }
   }
+  name span_corner = {""}; /* a spanning tile's first destination element (emit_span_setup) */
+  if (p->staged && p->span) span_corner = ref(e, tile_offset(e, tile_offset(e, od, corner[0], dst, tile_b(p)), corner[1], dst, tile_a(p)));
   flush(e, &part[TL_TILE]);
   IXJ_ASSERT(err, !p->gather || (p->stack && !p->zip && !p->unzip && !p->b_inner &&
                                  p->tile * (int)p->elem_size % 64 == 0 && p->tile * (int)p->elem_size <= 128));
@@ -1443,15 +1547,30 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   if (vectors && p->unzip) emit_micro_unzip(e, &part[TL_MICRO], sbase, dst_row);
   else if (vectors && p->zip) emit_micro_zip(e, &part[TL_MICRO], src_row, dbase);
   else if (vectors) emit_micro_transpose(e, &part[TL_MICRO], group, src_row, dst_row, sequential ? pf_row : NULL);
-  if (vectors && p->staged) {
+  if (vectors && p->staged && p->span) /* one row of blocks, 64 bytes before and after it, from a page's start */
+    ixj__text_put(&part[TL_SETUP],
+                  "  %%stage.a = alloca [%d x i8], align 64\n  %%stage.i = ptrtoint ptr %%stage.a to i64\n"
+                  "  %%stage.t = sub i64 0, %%stage.i\n  %%stage.k = and i64 %%stage.t, 4095\n"
+                  "  %%stage.o = add nuw nsw i64 %%stage.k, 64\n  %%stage = getelementptr i8, ptr %%stage.a, i64 %%stage.o\n",
+                  span_stage_bytes(p) + 4096);
+  else if (vectors && p->staged)
     ixj__text_put(&part[TL_SETUP], "  %%stage.a = alloca [%d x i8], align 64\n  %%stage = getelementptr i8, ptr %%stage.a, i64 64\n",
                   stage_bytes(p));
+  if (vectors && p->staged) {
     size_t used = strlen(declare);
     if (p->staged == PLAN_STAGED_MASKED)
       snprintf(declare + used, sizeof e->declare - used,
                "%sdeclare void @llvm.masked.store.v64i8.p0(<64 x i8>, ptr, i32 immarg, <64 x i1>)", used ? "\n" : "");
     IXJ_ASSERT(err, v * group * (int)p->elem_size == 64);
-    emit_stage_flush(e, &part[TL_FLUSH], od, corner[0], corner[1]);
+    if (p->span) {
+      char md[64], nt[32] = "";
+      snprintf(md, sizeof md, "!alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
+      if (p->nontemporal) snprintf(nt, sizeof nt, ", !nontemporal !%d", MD_NONTEMPORAL); /* staged in cache: plain stores */
+      emit_span_flush(p, &part[TL_ROW_FLUSH], md, nt);
+      emit_span_setup(p, &part[TL_SPAN_SETUP], e->scalar, span_corner.s);
+    } else {
+      emit_stage_flush(e, &part[TL_FLUSH], od, corner[0], corner[1]);
+    }
   }
   /* a staged tile's blocks run on into the halo where the next tile has blocks */
   char halo[256];
@@ -1522,14 +1641,20 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
         snprintf(out_s, 320, "  %%%si.next = add nuw nsw i64 %%%si, %s\n  %%%scont.v = icmp slt i64 %%%si.next, %s", c, c, step, c,
                  c, k ? "%vb" : p->staged && vectors ? "%va.x" : "%va");
     }
+    bool row_flush = vectors && p->staged && p->span; /* emit_span_flush */
+    char mrow_phis[128];
+    snprintf(mrow_phis, sizeof mrow_phis, "  %%sp.done = phi i64 [ %%sp.h, %%%s ], [ %%rf.e, %%rf.carry ]\n",
+             vectors && p->gather ? "gather" : "tile.body");
     const char *kv[] = {"TILE", tile_s, "MICRO", micro_s, "STEP_A", step_s, "VECTORS", vectors ? "true" : "false",
                         "DECLARATIONS", e->part ? "" : declare,
                         "ATTRIBUTES", attributes, "SIGNATURE", signature,
                         "NAME", kname, "SETUP", body(&part[TL_SETUP]), "MICRO_BLOCK", body(&part[TL_MICRO]),
                         "TILE_SETUP", body(&part[TL_TILE]), "B0", b0.s, "A0", a0.s, "BEND", bend.s, "AEND", aend.s,
                         "BROW", body(&part[TL_BROW]), "FLUSH", body(&part[TL_FLUSH]),
-                        "BLOCKS_DONE", vectors && p->staged ? "flush" : no_blocks, "NO_BLOCKS", no_blocks,
+                        "BLOCKS_DONE", row_flush ? "edges" : vectors && p->staged ? "flush" : no_blocks, "NO_BLOCKS", no_blocks,
                         "HALO", vectors && p->staged ? halo : "", "A_NEXT", a_next, "B_NEXT", b_next,
+                        "SPAN_SETUP", body(&part[TL_SPAN_SETUP]), "ROW_FLUSH", body(&part[TL_ROW_FLUSH]),
+                        "MROW_LATCH", row_flush ? "rf.carry" : "mrow.next", "MROW_PHIS", row_flush ? mrow_phis : "",
                         "BLOCK_EXTENTS", extents, "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
                         "METADATA", md ? md : "", "LINKAGE", e->part ? "internal " : "",
                         "MD_BLOCK_COLS", block_cols, "GATHER", body(&part[TL_GATHER]),

@@ -781,7 +781,11 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
  * 0.29-0.31 / 0.29-0.41 -> 0.42-0.43 / 0.49-0.53, 20 channels 0.27 /
  * 0.33-0.35 -> 0.47-0.56 / 0.61-0.67. Rows too long for 128 of them in the
  * budget keep T: 250 channels (1000-byte rows) at T = 64 ran 0.44-0.47 /
- * 0.40-0.60 against 0.44-0.50 / 0.44-0.56. */
+ * 0.40-0.60 against 0.44-0.50 / 0.44-0.56. Since round 18 a span stages one
+ * row of blocks at a time (emit_span_flush), so the budget no longer bounds
+ * a buffer; it stays as the line between what was measured: T = 64, 128,
+ * 256 and 512 within the noise of each other for 20 to 100 channels, and
+ * 200 or 250 channels at T = 32, 64 or 128 all 0.51-0.63 / 0.57-0.74. */
 #define ZEN_SPAN_TILE 128
 #define ZEN_SPAN_STAGE_BYTES 65536
 /* But 4-byte tiles whose 16 source rows or 64 destination rows crowd one

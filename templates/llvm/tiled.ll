@@ -12,7 +12,9 @@
 ; emitter sends both of their branches on to the next tile).
 ; Staged (plan.staged: destination rows off lines, streamed), the blocks go to
 ; a buffer on the stack, a column of them more (the halo) where the next tile
-; has blocks, and each tile row goes out as whole lines (emit_stage_flush).
+; has blocks, and each tile row goes out as whole lines (emit_stage_flush);
+; a tile spanning a (plan.span) stages one row of blocks at a time and sends
+; the lines it completed out after each (emit_span_flush).
 ; signature: @@SIGNATURE@@
 ; "ixjit-no-vectorize": its vectors are written here; the JIT leaves LLVM's
 ; loop vectorizer out of a module of such functions (runtime/jit_llvm.c)
@@ -34,6 +36,7 @@ tile.body:
   %vb = select i1 @@VECTORS@@, i64 %vb.all, i64 0
   %va = select i1 @@VECTORS@@, i64 %va.all, i64 0
 @@HALO@@
+@@SPAN_SETUP@@
   %hasb = icmp sgt i64 %vb, 0
   %hasa = icmp sgt i64 %va, 0
   %hasv = and i1 %hasb, %hasa
@@ -54,8 +57,8 @@ tile.body:
 ; per element); the block loops from the phi, whose trip counts LLVM then
 ; still knows (a tiny transpose's single block stays straight-line code).
 mrow:
-  %bi = phi i64 [ 0, %@@MROW_FROM@@ ], [ %bi.next, %mrow.next ]
-  %bi.o = call i64 asm "", "=r,0"(i64 %bi) nounwind memory(none)
+  %bi = phi i64 [ 0, %@@MROW_FROM@@ ], [ %bi.next, %@@MROW_LATCH@@ ]
+@@MROW_PHIS@@  %bi.o = call i64 asm "", "=r,0"(i64 %bi) nounwind memory(none)
   br label %mcol
 
 mcol:
@@ -67,7 +70,7 @@ mcol:
 
 mrow.next:
 @@B_NEXT@@
-  br i1 %bcont.v, label %mrow, label %@@BLOCKS_DONE@@
+@@ROW_FLUSH@@  br i1 %bcont.v, label %mrow, label %@@BLOCKS_DONE@@
 @@FLUSH@@
 ; two rectangles left, element by element: the columns right of the blocks
 ; (all rows), then the rows below them (the blocks' columns)

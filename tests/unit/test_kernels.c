@@ -668,13 +668,60 @@ static void staged_tiles(void **state) {
       char *ir = NULL;
       assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
       assert_int_equal(strstr(ir, "@llvm.masked.store.v64i8") != NULL, p->staged == PLAN_STAGED_MASKED);
-      assert_int_equal(strstr(ir, "store i8 %fbh.v") != NULL, p->staged == PLAN_STAGED_BYTES);
+      assert_int_equal(strstr(ir, p->span ? "store i8 %rf.head.v" : "store i8 %fbh.v") != NULL, p->staged == PLAN_STAGED_BYTES);
       free(ir);
     }
     free(p);
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
   }
+}
+
+/* A spanning tile (plan.span) stages one row of blocks at a time and sends
+ * the lines it completed out after each (emit_span_flush): a buffer of one
+ * row of blocks (micro rows of a's bytes, 64 before and after), placed from a
+ * page's start, no whole-tile flush; the head at the first row of blocks,
+ * the tail at the last. Kernels against the reference: rows of 17 to 70
+ * elements (row-of-blocks runs that end off a line, whose partial line the
+ * next row of blocks finishes from the buffer's front), rows off by one
+ * element (a head and a tail at every tile), b cut short (the last row of
+ * blocks moved back over the one before), batches, every element size,
+ * streamed and not, 64- and 32-byte vectors (partial lines byte by byte),
+ * Zen's tile shapes (128 along b) and not. */
+static void span_row_flush(void **state) {
+  (void)state;
+  for (int vb = 32; vb <= 64; vb += 32) {
+    ixj_ixfun *d = parse_ok("iota 2 300 60"), *s = parse_ok("iota 2 60 300 | permute 0 2 1");
+    const ixj_ixfun *srcs[1] = {s};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs, .last_level_cache = 1,
+                        .cpu_vector_bytes = vb};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_true(p->staged && p->span && p->nontemporal && p->tile_a == 60);
+    char *ir = NULL, want[96];
+    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+    snprintf(want, sizeof want, "%%stage.a = alloca [%d x i8]", 64 + p->micro * 240 + 64 + 4096);
+    assert_non_null(strstr(ir, want));
+    assert_non_null(strstr(ir, "%stage.k = and i64 %stage.t, 4095"));
+    assert_non_null(strstr(ir, "rf.carry:"));
+    assert_null(strstr(ir, "frow:"));
+    assert_null(strstr(ir, "%stg.r = mul nuw nsw i64 %bi.o, 240")); /* the rows of blocks all at the buffer's start */
+    assert_int_equal(strstr(ir, "@llvm.masked.store.v64i8") != NULL, vb == 64);
+    assert_int_equal(strstr(ir, "store i8 %rf.tail.v") != NULL, vb == 32);
+    free(ir);
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+  static const char *cases[][2] = {{"iota 2 300 17", "iota 2 17 300 | permute 0 2 1"},
+                                   {"iota 2 300 37", "iota 2 37 300 | permute 0 2 1"},
+                                   {"iota 2 300 60", "iota 2 60 300 | permute 0 2 1"},
+                                   {"iota 300 70", "iota 70 300 | permute 1 0"},
+                                   {"iota 3 150 60", "iota 3 60 150 | permute 0 2 1"}};
+  for (zen_rules = 0; zen_rules <= 1; zen_rules++)
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+      for (size_t e = 1; e <= 16; e *= 2) copy_all_ways(e, cases[c][0], cases[c][1], "tiled");
+  zen_rules = 0;
 }
 
 /* Element loops stream only into rows of adjacent elements: a copy into
@@ -1255,7 +1302,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams), cmocka_unit_test(stream_thresholds)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
