@@ -1489,10 +1489,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                                           ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NSW, ai, ixj__iprog_const_s64(g, T), -1, 0), -1, 0)
                         : tile_offset(e, tile_offset(e, os, bb, src, tile_b(p)), ab, src, tile_a(p));
   int dbase = tile_offset(e, tile_offset(e, od, bb, dst, tile_b(p)), ab, dst, tile_a(p));
-  /* blocks side by side along a until a destination row piece is a cache line */
-  int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1, src_row[128], dst_row[128];
-  while (group > 1 && (int64_t)v * group > extent[1]) group /= 2; /* rows shorter than a line */
-  if (p->zip || p->unzip) group = 1; /* a (un)zip's block is a whole run of k rows */
+  int group = ixj__plan_block_group(p), src_row[128], dst_row[128];
+  bool short_rows = ixj__plan_short_span(p);
   IXJ_ASSERT(err, v >= 2 && v <= 64 && (v & (v - 1)) == 0 && T % (v * group) == 0 && group <= 32);
   IXJ_ASSERT(err, src->stride[qb] == 1 && (!p->b_inner || (v % p->b_inner == 0 && src->stride[qb - 1] == p->b_inner)));
   IXJ_ASSERT(err, !p->a_inner || (!p->b_inner && !p->zip && v % p->a_inner == 0 && dst->stride[r - 3] == p->a_inner &&
@@ -1509,7 +1507,10 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                                  ixj__iprog_const_s64(g, (int64_t)k * src->stride[qa]), -1, 0);
   for (int k = 0; k < (p->zip || p->unzip ? 0 : group); k++)
     for (int i = 0; i < v; i++) { /* block k: columns a + k v ...; its row i, its destination row i */
-      int64_t so = p->gather ? (int64_t)(k * v + i) * T : tile_step(src, k * v + i, tile_a(p));
+      /* short rows: the columns past a read its last row again (their lanes
+       * are staged past the row's end, where the next row's store lands) */
+      int col = short_rows && k * v + i >= extent[1] ? (int)extent[1] - 1 : k * v + i;
+      int64_t so = p->gather ? (int64_t)col * T : tile_step(src, col, tile_a(p));
       int64_t dso = tile_step(dst, i, tile_b(p)) + tile_step(dst, k * v, tile_a(p));
       src_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, sbase, ixj__iprog_const_s64(g, so), -1, 0);
       dst_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, dbase, ixj__iprog_const_s64(g, dso), -1, 0);
@@ -1621,7 +1622,12 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                  extent[1] % ((int64_t)v * group) == 0 && T % v == 0 && Ta % (v * group) == 0;
     const char *no_blocks = whole ? "tile.next" : "edges";
     char extents[320];
-    if (shifted)
+    if (shifted && short_rows) /* one block along a wider than the row, where b has one; else a for the edges */
+      snprintf(extents, sizeof extents,
+               "  %%vb.ok = icmp sge i64 %%nb, %s\n  %%vb.all = select i1 %%vb.ok, i64 %%nb, i64 0\n"
+               "  %%va.all = select i1 %%vb.ok, i64 %s, i64 %%na",
+               micro_s, step_s);
+    else if (shifted)
       snprintf(extents, sizeof extents,
                "  %%vb.ok = icmp sge i64 %%nb, %s\n  %%vb.all = select i1 %%vb.ok, i64 %%nb, i64 0\n"
                "  %%va.ok = icmp sge i64 %%na, %s\n  %%va.all = select i1 %%va.ok, i64 %%na, i64 0",

@@ -592,6 +592,38 @@ static void source_major_tiles(ixj_plan *p, const plan_request *req) {
   select_dims(p, keep, p->rank);
 }
 
+
+/* Rows shorter than a line, back to back in the destination (NHWC with a
+ * few dozen byte or half channels, or 8 to 15 float ones), streamed: the
+ * tiles' blocks need a line of row, so where the unstaged blocks (as wide
+ * as the row allows, a power-of-two number of micro-wide blocks) do not
+ * cover a, the elements past them went one by one (60 byte channels: 0.08-
+ * 0.09 of the ceiling). Such a tile is staged and spans a (emit_span_flush)
+ * with one block along a that is a line wide: the columns past a read a's
+ * last row again, and each destination row's vector store reaches past its
+ * end into the next row's, which the next store writes (emit_micro_transpose
+ * stores a block's rows in order). Measured (1 / 2 threads, ixjit / the
+ * ceiling, an environment switch alternated twice, 64-ish MiB NHWC copies):
+ * bytes with 24, 48 and 60 channels 0.16 / 0.30-0.32 -> 0.44-0.45 /
+ * 0.62-0.70, 0.12-0.14 / 0.16-0.22 -> 0.69 / 0.72-0.98, 0.08-0.09 /
+ * 0.12-0.14 -> 0.81-0.89 / 0.84-0.96; halves with 12 and 24 channels
+ * 0.23-0.30 / 0.39 -> 0.29-0.37 / 0.39-0.41, 0.20 / 0.35-0.38 -> 0.64-0.74
+ * / 0.85-0.99; floats with 8 and 12 0.54 / 0.67-0.95 -> 0.85 / 0.97-1.01,
+ * 0.32-0.33 / 0.40-0.55 -> 0.96 / 0.91-0.93. Rows the unstaged blocks
+ * cover were mixed at 10-20 MiB (bytes with 32 channels 0.35-0.42 ->
+ * 0.57-0.62, but 16 0.47-0.77 / 0.91 -> 0.32-0.34 / 0.35, halves with 16
+ * 0.86-0.94 / 1.31-1.39 -> 0.57-0.61 / 0.60-0.65) and the same at 40-80 MiB
+ * (halves with 16 channels 0.75-0.79 / 0.84-1.00 either way, bytes with 32
+ * 0.65-0.81, floats with 8 0.71-1.00), so they keep their blocks; rows under 24 bytes lost
+ * (bytes with 8 and 12 channels 0.35-0.37 -> 0.09, 0.14-0.15 -> 0.09-0.10:
+ * a line-wide block for 8 bytes of row) and keep the element loops. */
+#define SHORT_SPAN_MIN_BYTES 24
+static bool short_span(const ixj_plan *p) {
+  int64_t a = ixj__plan_tile_a_extent(p), cols = (int64_t)p->micro * ixj__plan_block_group(p);
+  return p->nontemporal && !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == a &&
+         a * (int64_t)p->elem_size >= SHORT_SPAN_MIN_BYTES && (a < p->micro || a % cols != 0);
+}
+
 /* A streamed transpose whose destination rows do not all start on lines
  * (4000 x 4030 floats: a row pitch of 16120 bytes) stages its tiles (plan.staged):
  * stored in place its blocks were unaligned vectors, which cannot stream and
@@ -633,8 +665,9 @@ static void source_major_tiles(ixj_plan *p, const plan_request *req) {
  * cpu_zen) a tile stages in cache only where it spans its rows. */
 static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
   bool in_cache = !p->nontemporal && (p->elem_size == 4 || p->elem_size == 8) && cpu_vector_bytes == 64;
+  int64_t a = ixj__plan_tile_a_extent(p), row = a * (int64_t)p->elem_size;
   bool staged = p->strategy == PLAN_TILED && p->micro && (p->nontemporal || in_cache) && !p->dst_aligned && !p->zip &&
-                !p->unzip && p->operand[0].stride[p->rank - 1] == 1 && ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size >= 64;
+                !p->unzip && p->operand[0].stride[p->rank - 1] == 1 && (row >= 64 || short_span(p));
   return !staged ? 0 : cpu_vector_bytes == 64 ? PLAN_STAGED_MASKED : PLAN_STAGED_BYTES;
 }
 
@@ -1083,6 +1116,8 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   /* a staged tile spanning wide rows would gather more than the stack should
    * hold: its stacked blocks read the source in place (correct, as on Intel) */
   if (p->gather && ixj__plan_gather_bytes(p) > PLAN_GATHER_MAX_BYTES) p->gather = 0;
+  /* nor does a short span, whose block reads rows past a (short_span) */
+  if (p->gather && ixj__plan_short_span(p)) p->gather = 0;
 }
 
 /* Part k's copy plan: the destination restricted to the input's slice along

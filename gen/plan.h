@@ -197,6 +197,20 @@ static inline int64_t ixj__plan_tile_step(const plan_operand *o, int i, int inne
 }
 /* TILED: the tile's edge along a (tile_a where set, else tile). */
 static inline int ixj__plan_tile_edge_a(const ixj_plan *p) { return p->tile_a ? p->tile_a : p->tile; }
+/* TILED: whether a staged tile spans rows shorter than a line (plan.span,
+ * short_span in plan.c): its one block along a is wider than the row. */
+static inline bool ixj__plan_short_span(const ixj_plan *p) {
+  return p->staged && p->span && ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size < 64;
+}
+/* TILED: the blocks side by side along a (each micro wide) until a
+ * destination row piece is a line, fewer where rows are shorter than a line
+ * (but a short span's, which writes its rows past their ends, keeps them). */
+static inline int ixj__plan_block_group(const ixj_plan *p) {
+  int group = p->vector_bytes < 64 ? 64 / p->vector_bytes : 1;
+  if (p->zip || p->unzip) return 1; /* a (un)zip's block is a whole run of k rows */
+  while (!ixj__plan_short_span(p) && group > 1 && (int64_t)p->micro * group > ixj__plan_tile_a_extent(p)) group /= 2;
+  return group;
+}
 /* TILED, gathered (plan.gather): the bytes of the tile's source rows on the
  * kernel's stack (emit_gather): the tile's rows of T elements, and a staged
  * tile's halo of up to a line of rows more. */

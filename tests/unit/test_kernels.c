@@ -724,6 +724,67 @@ static void span_row_flush(void **state) {
   zen_rules = 0;
 }
 
+/* Rows shorter than a line, back to back (NHWC with a few dozen byte or
+ * half channels, 8 to 15 float ones), streamed: where the unstaged blocks do
+ * not cover a and the rows have 24 bytes or more, a staged span with one
+ * block along a a line wide (short_span in gen/plan.c), whose columns past a
+ * read a's last row again and whose rows' stores run into the next row's;
+ * rows the blocks cover, rows under 24 bytes and in-cache copies keep their
+ * plans; crowded bytes (4 KiB apart) on Zen do not gather. Kernels against
+ * the reference: every element size, b cut short (fewer rows than a block:
+ * the element loops, over a only), batches, crowded rows, streamed and not,
+ * rows off by one element, 64- and 32-byte vectors, Zen's rules and not. */
+static void short_span_rows(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    size_t elem;
+    int zen, stream, staged;
+  } want[] = {{"iota 4 40 40 60", "iota 4 60 40 40 | permute 0 2 3 1", 1, 0, 1, 1},
+              {"iota 4 40 40 24", "iota 4 24 40 40 | permute 0 2 3 1", 1, 0, 1, 1},
+              {"iota 4 40 40 12", "iota 4 12 40 40 | permute 0 2 3 1", 1, 0, 1, 0}, /* 12 bytes */
+              {"iota 4 40 40 16", "iota 4 16 40 40 | permute 0 2 3 1", 1, 0, 1, 0}, /* covered */
+              {"iota 4 40 40 24", "iota 4 24 40 40 | permute 0 2 3 1", 2, 0, 1, 1},
+              {"iota 4 40 40 16", "iota 4 16 40 40 | permute 0 2 3 1", 2, 0, 1, 0},
+              {"iota 4 40 40 12", "iota 4 12 40 40 | permute 0 2 3 1", 4, 0, 1, 1},
+              {"iota 4 40 40 60", "iota 4 60 40 40 | permute 0 2 3 1", 1, 0, 0, 0}, /* in cache */
+              {"iota 2 64 64 60", "iota 2 60 64 64 | permute 0 2 3 1", 1, 1, 1, 1}}; /* crowded, Zen */
+  for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
+    ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
+    const ixj_ixfun *srcs[1] = {s};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = want[c].elem, .dst = d, .num_srcs = 1, .srcs = srcs,
+                        .last_level_cache = want[c].stream ? 1 : (size_t)1 << 40, .cpu_vector_bytes = 64,
+                        .cpu_zen = want[c].zen};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->strategy, PLAN_TILED);
+    assert_int_equal(p->staged != 0, want[c].staged);
+    assert_int_equal(ixj__plan_short_span(p), want[c].staged);
+    assert_int_equal(p->gather, 0);
+    if (want[c].staged) { /* one block a line wide, where b has one */
+      int step = p->micro * ixj__plan_block_group(p);
+      char *ir = NULL, line[96];
+      assert_int_equal(step * (int)want[c].elem, 64);
+      assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+      snprintf(line, sizeof line, "%%va.all = select i1 %%vb.ok, i64 %d, i64 %%na", step);
+      assert_non_null(strstr(ir, line));
+      free(ir);
+    }
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+  }
+  static const char *cases[][2] = {{"iota 3 150 60", "iota 3 60 150 | permute 0 2 1"},
+                                   {"iota 3 150 24", "iota 3 24 150 | permute 0 2 1"},
+                                   {"iota 3 150 12", "iota 3 12 150 | permute 0 2 1"},
+                                   {"iota 3 13 60", "iota 3 60 13 | permute 0 2 1"},
+                                   {"iota 2 64 64 60", "iota 2 60 64 64 | permute 0 2 3 1"}};
+  for (zen_rules = 0; zen_rules <= 1; zen_rules++)
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+      for (size_t e = 1; e <= 4; e *= 2) copy_all_ways(e, cases[c][0], cases[c][1], "tiled");
+  zen_rules = 0;
+}
+
 /* Element loops stream only into rows of adjacent elements: a copy into
  * every other (or every third) column, or into reversed rows of every other
  * element, stores plainly even out of cache (a streaming store per element
@@ -1302,7 +1363,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams), cmocka_unit_test(stream_thresholds)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
