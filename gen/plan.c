@@ -603,20 +603,19 @@ static void source_major_tiles(ixj_plan *p, const plan_request *req) {
  * last row again, and each destination row's vector store reaches past its
  * end into the next row's, which the next store writes (emit_micro_transpose
  * stores a block's rows in order). Measured (1 / 2 threads, ixjit / the
- * ceiling, an environment switch alternated twice, 64-ish MiB NHWC copies):
- * bytes with 24, 48 and 60 channels 0.16 / 0.30-0.32 -> 0.44-0.45 /
- * 0.62-0.70, 0.12-0.14 / 0.16-0.22 -> 0.69 / 0.72-0.98, 0.08-0.09 /
- * 0.12-0.14 -> 0.81-0.89 / 0.84-0.96; halves with 12 and 24 channels
- * 0.23-0.30 / 0.39 -> 0.29-0.37 / 0.39-0.41, 0.20 / 0.35-0.38 -> 0.64-0.74
- * / 0.85-0.99; floats with 8 and 12 0.54 / 0.67-0.95 -> 0.85 / 0.97-1.01,
- * 0.32-0.33 / 0.40-0.55 -> 0.96 / 0.91-0.93. Rows the unstaged blocks
- * cover were mixed at 10-20 MiB (bytes with 32 channels 0.35-0.42 ->
- * 0.57-0.62, but 16 0.47-0.77 / 0.91 -> 0.32-0.34 / 0.35, halves with 16
- * 0.86-0.94 / 1.31-1.39 -> 0.57-0.61 / 0.60-0.65) and the same at 40-80 MiB
- * (halves with 16 channels 0.75-0.79 / 0.84-1.00 either way, bytes with 32
- * 0.65-0.81, floats with 8 0.71-1.00), so they keep their blocks; rows under 24 bytes lost
- * (bytes with 8 and 12 channels 0.35-0.37 -> 0.09, 0.14-0.15 -> 0.09-0.10:
- * a line-wide block for 8 bytes of row) and keep the element loops. */
+ * ceiling, an environment switch and then the builds, alternated twice each,
+ * NHWC copies of 10-40 MiB): bytes with 24, 48 and 60 channels 0.16-0.24 /
+ * 0.21-0.35 -> 0.41-0.51 / 0.62-0.89, 0.12-0.15 / 0.16-0.22 -> 0.69-0.76 /
+ * 0.72-0.98, 0.08-0.10 / 0.11-0.14 -> 0.81-0.91 / 0.84-1.00; halves with 24
+ * 0.20-0.25 / 0.34-0.38 -> 0.64-0.81 / 0.85-0.99 (12: 0.23-0.33 ->
+ * 0.29-0.37); floats with 12 0.32-0.39 / 0.40-0.55 -> 0.96-1.02 / 0.91-1.02.
+ * Rows the unstaged blocks cover keep them: spanned, bytes with 32 channels
+ * ran 0.35-0.45 -> 0.57-0.62 and floats with 8 0.54 -> 0.85 at 20 MiB but
+ * the same either way at 80 MiB (0.65-0.81, 0.71-1.00), bytes with 16
+ * 0.47-0.77 -> 0.32-0.34, halves with 16 0.41-0.94 at 10 MiB and 0.75-0.79
+ * at 40 MiB either way. Rows under 24 bytes lost (bytes with 8 and 12
+ * channels 0.35-0.42 -> 0.09, 0.14-0.18 -> 0.09-0.10: a line-wide block for
+ * 8 bytes of row) and keep the element loops. */
 #define SHORT_SPAN_MIN_BYTES 24
 static bool short_span(const ixj_plan *p) {
   int64_t a = ixj__plan_tile_a_extent(p), cols = (int64_t)p->micro * ixj__plan_block_group(p);
