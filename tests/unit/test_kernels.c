@@ -178,6 +178,15 @@ static void copy_all_ways(size_t elem, const char *dst, const char *src, const c
         check(IXJ_OP_COPY, elem, 0, dst, 1, srcs, vb, stream ? 1 : 0, mis, strategy);
 }
 
+/* Each case (destination, source) as a tiled copy, every way, at element
+ * sizes 1 to max_elem, under Zen's rules and not. */
+static void tiled_all_ways(const char *(*cases)[2], size_t n, size_t max_elem) {
+  for (zen_rules = 0; zen_rules <= 1; zen_rules++)
+    for (size_t c = 0; c < n; c++)
+      for (size_t e = 1; e <= max_elem; e *= 2) copy_all_ways(e, cases[c][0], cases[c][1], "tiled");
+  zen_rules = 0;
+}
+
 static void transposes(void **state) {
   (void)state;
   for (size_t e = 1; e <= 16; e *= 2) {
@@ -611,10 +620,8 @@ static void staged_tiles(void **state) {
                                    {"iota 70 112 | slice : :104", "iota 104 70 | permute 1 0"},
                                    {"iota 5 20 60", "iota 5 60 20 | permute 0 2 1"},
                                    {"iota 64 270 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256"}};
-  for (zen_rules = 0; zen_rules <= 1; zen_rules++) /* Zen: 4-byte ones 64 rows (ZEN_STAGED_ROWS) */
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) /* the moved blocks read no further than the edge */
-      for (size_t e = 1; e <= 16; e *= 2) copy_all_ways(e, cases[c][0], cases[c][1], "tiled");
-  zen_rules = 0;
+  /* Zen: 4-byte ones 64 rows (ZEN_STAGED_ROWS); the moved blocks read no further than the edge */
+  tiled_all_ways(cases, sizeof cases / sizeof *cases, 16);
   /* chosen where rows are off lines and the plan streams (partial lines by
    * byte-masked stores with 64-byte vectors, byte by byte without); in cache
    * for 4- and 8-byte elements with 64-byte vectors, spanning rows of at most
@@ -718,10 +725,7 @@ static void span_row_flush(void **state) {
                                    {"iota 2 300 60", "iota 2 60 300 | permute 0 2 1"},
                                    {"iota 300 70", "iota 70 300 | permute 1 0"},
                                    {"iota 3 150 60", "iota 3 60 150 | permute 0 2 1"}};
-  for (zen_rules = 0; zen_rules <= 1; zen_rules++)
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
-      for (size_t e = 1; e <= 16; e *= 2) copy_all_ways(e, cases[c][0], cases[c][1], "tiled");
-  zen_rules = 0;
+  tiled_all_ways(cases, sizeof cases / sizeof *cases, 16);
 }
 
 /* Rows shorter than a line, back to back (NHWC with a few dozen byte or
@@ -779,10 +783,7 @@ static void short_span_rows(void **state) {
                                    {"iota 3 150 12", "iota 3 12 150 | permute 0 2 1"},
                                    {"iota 3 13 60", "iota 3 60 13 | permute 0 2 1"},
                                    {"iota 2 64 64 60", "iota 2 60 64 64 | permute 0 2 3 1"}};
-  for (zen_rules = 0; zen_rules <= 1; zen_rules++)
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
-      for (size_t e = 1; e <= 4; e *= 2) copy_all_ways(e, cases[c][0], cases[c][1], "tiled");
-  zen_rules = 0;
+  tiled_all_ways(cases, sizeof cases / sizeof *cases, 4);
 }
 
 /* Element loops stream only into rows of adjacent elements: a copy into
