@@ -620,7 +620,7 @@ static void source_major_tiles(ixj_plan *p, const plan_request *req) {
 static bool short_span(const ixj_plan *p) {
   int64_t a = ixj__plan_tile_a_extent(p), cols = (int64_t)p->micro * ixj__plan_block_group(p);
   return p->nontemporal && !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == a &&
-         a * (int64_t)p->elem_size >= SHORT_SPAN_MIN_BYTES && (a < p->micro || a % cols != 0);
+         ixj__plan_a_bytes_at_least(p, SHORT_SPAN_MIN_BYTES) && (a < p->micro || a % cols != 0);
 }
 
 /* A streamed transpose whose destination rows do not all start on lines
@@ -664,9 +664,8 @@ static bool short_span(const ixj_plan *p) {
  * cpu_zen) a tile stages in cache only where it spans its rows. */
 static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
   bool in_cache = !p->nontemporal && (p->elem_size == 4 || p->elem_size == 8) && cpu_vector_bytes == 64;
-  int64_t a = ixj__plan_tile_a_extent(p), row = a * (int64_t)p->elem_size;
   bool staged = p->strategy == PLAN_TILED && p->micro && (p->nontemporal || in_cache) && !p->dst_aligned && !p->zip &&
-                !p->unzip && p->operand[0].stride[p->rank - 1] == 1 && (row >= 64 || short_span(p));
+                !p->unzip && p->operand[0].stride[p->rank - 1] == 1 && (ixj__plan_a_bytes_at_least(p, 64) || short_span(p));
   return !staged ? 0 : cpu_vector_bytes == 64 ? PLAN_STAGED_MASKED : PLAN_STAGED_BYTES;
 }
 
@@ -773,7 +772,7 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
   p->staged = staged_rows(p, req->cpu_vector_bytes);
   int64_t a = ixj__plan_tile_a_extent(p);
   p->span = p->staged && !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == a &&
-            a * (int64_t)p->elem_size <= (p->nontemporal ? SPAN_BYTES : SPAN_BYTES_IN_CACHE);
+            !ixj__plan_a_bytes_at_least(p, (p->nontemporal ? SPAN_BYTES : SPAN_BYTES_IN_CACHE) + 1);
   if (p->staged && !p->nontemporal && !p->span && req->cpu_zen) p->staged = 0; /* Zen, in cache: above */
   bool wide = p->staged && !p->span && p->tile * (int64_t)p->elem_size == 64 && a >= 2 * WIDE_TILES * p->tile;
   p->tile_a = p->span ? (int)a : wide ? WIDE_TILES * p->tile : 0;

@@ -197,10 +197,16 @@ static inline int64_t ixj__plan_tile_step(const plan_operand *o, int i, int inne
 }
 /* TILED: the tile's edge along a (tile_a where set, else tile). */
 static inline int ixj__plan_tile_edge_a(const ixj_plan *p) { return p->tile_a ? p->tile_a : p->tile; }
+/* TILED: whether a's extent is `bytes` or more of row (compared without the
+ * product, which a huge extent would overflow). */
+static inline bool ixj__plan_a_bytes_at_least(const ixj_plan *p, int64_t bytes) {
+  int64_t e = (int64_t)p->elem_size;
+  return ixj__plan_tile_a_extent(p) >= (bytes + e - 1) / e;
+}
 /* TILED: whether a staged tile spans rows shorter than a line (plan.span,
  * short_span in plan.c): its one block along a is wider than the row. */
 static inline bool ixj__plan_short_span(const ixj_plan *p) {
-  return p->staged && p->span && ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size < 64;
+  return p->staged && p->span && !ixj__plan_a_bytes_at_least(p, 64);
 }
 /* TILED: the blocks side by side along a (each micro wide) until a
  * destination row piece is a line, fewer where rows are shorter than a line
