@@ -120,7 +120,9 @@ typedef struct ixj_plan {
                        on Zen cores, streamed: fewer source rows (16 at 4 and 8 bytes, 8 at 16; 32 at 4 bytes
                        where a tile's source or destination rows crowd one L1 set) */
   int span;         /* TILED on a CPU, staged: a tile spans the whole of a and the destination's rows are back
-                       to back, so that a tile's rows are one contiguous run, staged and flushed as one */
+                       to back, so that a tile's rows are one contiguous run, staged a row of blocks at a time
+                       and sent out as whole lines after each (emit_span_flush); rows shorter than a line too,
+                       where blocks would not cover them (short_span in plan.c) */
   int prefetch;     /* CPU, streamed (and Zen's tiles in cache): the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
                        prefetch each source row into L1, two tiles ahead (PLAN_PREFETCH_FAR; not where the tile's
                        source rows crowd one L1 set), or one tile ahead, crowded or not (PLAN_PREFETCH_NEAR, where
