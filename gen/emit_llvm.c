@@ -797,10 +797,10 @@ static int stage_bytes(const ixj_plan *p) { return 64 + p->tile * stage_row_byte
  * the stack: the alloca has a page more, and the buffer begins where the
  * next page does. Measured on the Zen 4 (round 18, docs/cpu-path.md): the
  * same kernel ran NHWC with 20 channels (a 1408-byte buffer) at 0.27 of the
- * ceiling with the buffer at 3584 modulo 4096 and 0.78-0.85 at most other
- * places, 60 channels (3968 bytes) at 0.82-0.92 from 512 k and 0.53-0.64
- * from 512 k + 256; where a thread's stack falls is the process's draw, so
- * unplaced the same bench ran one process in four at 0.27. */
+ * ceiling with the buffer's start at 3584 modulo 4096 and 0.78-0.85 at most
+ * other places, 60 channels (3968 bytes) at 0.82-0.92 from 512 k and
+ * 0.53-0.64 from 512 k + 256; where a thread's stack falls is the process's
+ * draw, so unplaced the same bench ran one process in four at 0.27. */
 static int span_stage_bytes(const ixj_plan *p) { return 64 + p->micro * stage_row_bytes(p) + 64; }
 /* Whether a staged tile's blocks also cover its edges (emit_tiled: the last
  * block of each row and column moved back to end at the edge): not with a
@@ -1171,11 +1171,18 @@ static name emit_flush_row(emitter *e, text *t, const char *label, const char *i
   return ref(e, at);
 }
 
+/* A staged flush's store metadata: md its alias scopes, nt the streaming
+ * hint where the plan streams (staged in cache: plain stores). */
+static void flush_metadata(const ixj_plan *p, char md[64], char nt[32]) {
+  snprintf(md, 64, "!alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
+  nt[0] = '\0';
+  if (p->nontemporal) snprintf(nt, 32, ", !nontemporal !%d", MD_NONTEMPORAL);
+}
+
 static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
   const ixj_plan *p = e->p;
-  char md[64], nt[32] = "";
-  snprintf(md, sizeof md, "!alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
-  if (p->nontemporal) snprintf(nt, sizeof nt, ", !nontemporal !%d", MD_NONTEMPORAL); /* staged in cache: plain stores */
+  char md[64], nt[32];
+  flush_metadata(p, md, nt);
   name first = ref(e, a0);
   ixj__text_put(t, "flush:\n  %%f.va = add i64 %%va, 0\n");
   ixj__text_put(t, "  %%f.n = mul nuw nsw i64 %%f.va, %zu\n  %%f.mid = icmp ne i64 %s, 0\n"
@@ -1312,8 +1319,10 @@ static void emit_span_partial(text *t, const ixj_plan *p, const char *label, con
  * T = 128); a C harness of that kernel ran at 0.6 of a streamed copy, the
  * same sends after each row of blocks from that buffer no faster, and from a
  * buffer of one row of blocks at the copy's speed (docs/cpu-path.md). */
-static void emit_span_flush(const ixj_plan *p, text *t, const char *md, const char *nt) {
+static void emit_span_flush(const ixj_plan *p, text *t) {
   int R = stage_row_bytes(p), V = p->micro;
+  char md[64], nt[32];
+  flush_metadata(p, md, nt);
   ixj__text_put(t, "  %%rf.bv = add nuw nsw i64 %%bi.o, %d\n  %%rf.c = mul nuw nsw i64 %%rf.bv, %d\n"
                    "  %%rf.base = mul nuw nsw i64 %%bi.o, %d\n  %%rf.ch = sub nsw i64 %%rf.c, %%sp.h\n"
                    "  %%rf.w = and i64 %%rf.ch, -64\n  %%rf.e = add nsw i64 %%sp.h, %%rf.w\n"
@@ -1564,10 +1573,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                "%sdeclare void @llvm.masked.store.v64i8.p0(<64 x i8>, ptr, i32 immarg, <64 x i1>)", used ? "\n" : "");
     IXJ_ASSERT(err, v * group * (int)p->elem_size == 64);
     if (p->span) {
-      char md[64], nt[32] = "";
-      snprintf(md, sizeof md, "!alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
-      if (p->nontemporal) snprintf(nt, sizeof nt, ", !nontemporal !%d", MD_NONTEMPORAL); /* staged in cache: plain stores */
-      emit_span_flush(p, &part[TL_ROW_FLUSH], md, nt);
+      emit_span_flush(p, &part[TL_ROW_FLUSH]);
       emit_span_setup(p, &part[TL_SPAN_SETUP], e->scalar, span_corner.s);
     } else {
       emit_stage_flush(e, &part[TL_FLUSH], od, corner[0], corner[1]);

@@ -617,10 +617,15 @@ static void source_major_tiles(ixj_plan *p, const plan_request *req) {
  * channels 0.35-0.42 -> 0.09, 0.14-0.18 -> 0.09-0.10: a line-wide block for
  * 8 bytes of row) and keep the element loops. */
 #define SHORT_SPAN_MIN_BYTES 24
+/* whether the destination's rows (a) are back to back (b's stride is a's
+ * extent) and neither tile dim is fused: a tile's rows can be one run */
+static bool dst_rows_back_to_back(const ixj_plan *p) {
+  return !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == ixj__plan_tile_a_extent(p);
+}
 static bool short_span(const ixj_plan *p) {
   int64_t a = ixj__plan_tile_a_extent(p), cols = (int64_t)p->micro * ixj__plan_block_group(p);
-  return p->nontemporal && !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == a &&
-         ixj__plan_a_bytes_at_least(p, SHORT_SPAN_MIN_BYTES) && (a < p->micro || a % cols != 0);
+  return p->nontemporal && dst_rows_back_to_back(p) && ixj__plan_a_bytes_at_least(p, SHORT_SPAN_MIN_BYTES) &&
+         (a < p->micro || a % cols != 0);
 }
 
 /* A streamed transpose whose destination rows do not all start on lines
@@ -771,7 +776,7 @@ static int super_width(uint64_t n, bool pad) {
 static void stage_tiles(ixj_plan *p, const plan_request *req) {
   p->staged = staged_rows(p, req->cpu_vector_bytes);
   int64_t a = ixj__plan_tile_a_extent(p);
-  p->span = p->staged && !p->a_inner && !p->b_inner && p->operand[0].stride[p->rank - 2] == a &&
+  p->span = p->staged && dst_rows_back_to_back(p) &&
             !ixj__plan_a_bytes_at_least(p, (p->nontemporal ? SPAN_BYTES : SPAN_BYTES_IN_CACHE) + 1);
   if (p->staged && !p->nontemporal && !p->span && req->cpu_zen) p->staged = 0; /* Zen, in cache: above */
   bool wide = p->staged && !p->span && p->tile * (int64_t)p->elem_size == 64 && a >= 2 * WIDE_TILES * p->tile;
