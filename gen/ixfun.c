@@ -66,6 +66,11 @@ ixj_status ixj__lmad_validate(ixj_lmad *l, ixj_error *err) {
       continue;
     }
     l->rotate[j] = ixj_floor_mod(l->rotate[j], n);
+    /* -2^63 has no magnitude in 64 bits: the dims sorted by |stride| (and
+     * any |stride| elsewhere) would overflow on it */
+    if (s == INT64_MIN)
+      return ixj__fail(err, IXJ_ERR_OVERFLOW, "stride %lld over extent %lld: its magnitude overflows 64-bit arithmetic",
+                       (long long)s, (long long)n);
     if (ixj_mul_ovf(s, n - 1, &t) || ixj_add_ovf(t < 0 ? lo : hi, t, t < 0 ? &lo : &hi))
       return ixj__fail(err, IXJ_ERR_OVERFLOW,
                       "offsets overflow 64-bit arithmetic (stride %lld over extent %lld)",

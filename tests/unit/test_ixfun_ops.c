@@ -52,6 +52,12 @@ static void test_strided(void **state) {
   assert_null(g);
   assert_int_equal(ixj_ixfun_strided(2, ARR(2, 2), ARR(-INT64_MAX, -INT64_MAX), 0, &g, &err), IXJ_ERR_OVERFLOW);
   assert_int_equal(ixj_ixfun_strided(1, ARR(-2), ARR(1), 0, &g, &err), IXJ_ERR_INVALID_ARGUMENT);
+  /* -2^63: its offsets fit, its magnitude does not (the fuzzer's, expanded) */
+  assert_int_equal(ixj_ixfun_strided(1, ARR(2), ARR(INT64_MIN), 0, &g, &err), IXJ_ERR_OVERFLOW);
+  assert_null(g);
+  parse_fails("strided shape=1,2 strides=-5,-9223372036854775808 | expand 1 3 2", IXJ_ERR_OVERFLOW, "magnitude");
+  f = parse_ok("strided shape=1,2 strides=-9223372036854775808,1"); /* over an extent of 1: never taken */
+  ixj_ixfun_free(f);
   parse_fails("strided shape=3,4 strides=1", IXJ_ERR_INVALID_ARGUMENT, "2 extents but 1 strides");
   parse_fails("strided strides=1", IXJ_ERR_PARSE, "needs shape= and strides=");
   parse_fails("strided shape=3 strides=1 bogus", IXJ_ERR_PARSE, "unexpected 'bogus'");
