@@ -691,7 +691,9 @@ static int tile_prefetch_ahead(const ixj_plan *p) {
   return p->tile * (p->prefetch == PLAN_PREFETCH_NEAR || p->prefetch == PLAN_PREFETCH_NEAR_L2 ? 1 : PREFETCH_TILES);
 }
 /* llvm.prefetch's locality: 3 into L1 (prefetcht0), 2 into L2 (prefetcht1) */
-static int tile_prefetch_locality(const ixj_plan *p) { return p->prefetch == PLAN_PREFETCH_NEAR_L2 ? 2 : 3; }
+static int tile_prefetch_locality(const ixj_plan *p) {
+  return p->prefetch == PLAN_PREFETCH_NEAR_L2 || p->prefetch == PLAN_PREFETCH_SEQUENTIAL_L2 ? 2 : 3;
+}
 
 /* PLAN_PREFETCH_SEQUENTIAL (gen/plan.c, sequential_source): the source rows
  * are back to back, so rows [a0, a0 + Ta) of a row of tiles are one run of
@@ -969,7 +971,7 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
       if (prefetch && pf_row) { /* the next rows of tiles' run, in memory order */
         name f = ref(e, pf_row[g * v + i]);
         ixj__text_put(t, "  %%x%d.f%d = getelementptr %s, ptr %%bp.1, i64 %s\n", blk[g], i, e->scalar, f.s);
-        ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%x%d.f%d, i32 0, i32 3, i32 1)\n", blk[g], i);
+        ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%x%d.f%d, i32 0, i32 %d, i32 1)\n", blk[g], i, tile_prefetch_locality(p));
       } else if (prefetch) { /* the same row's piece two tiles (or one) further along b */
         ixj__text_put(t, "  %%x%d.f%d = getelementptr %s, ptr %%x%d.p%d, i64 %d\n", blk[g], i, e->scalar, blk[g], i, tile_prefetch_ahead(p));
         ixj__text_put(t, "  call void @llvm.prefetch.p0(ptr %%x%d.f%d, i32 0, i32 %d, i32 1)\n", blk[g], i, tile_prefetch_locality(p));
@@ -1525,7 +1527,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
       dst_row[k * v + i] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, dbase, ixj__iprog_const_s64(g, dso), -1, 0);
     }
   int pf_row[128];
-  bool sequential = p->prefetch == PLAN_PREFETCH_SEQUENTIAL;
+  bool sequential = p->prefetch == PLAN_PREFETCH_SEQUENTIAL || p->prefetch == PLAN_PREFETCH_SEQUENTIAL_L2;
   IXJ_ASSERT(err, !sequential || (!p->zip && !p->unzip && !p->stack && !p->staged && !p->a_inner && !p->b_inner));
   if (sequential) emit_sequential_prefetch_rows(e, os, corner[1], bb, ai, group * v, pf_row);
   flush(e, &part[TL_MICRO]);

@@ -868,7 +868,38 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
  * 0.58-0.64 / 0.70-0.72. For doubles, 32 rows (four lines) 0.54-0.73 /
  * 0.63-0.66 against 0.60-0.63 / 0.68-0.76 (2800 x 2830): they keep 16. */
 #define ZEN_STAGED_ROWS 64
+/* Tiles of source rows back to back of 384 bytes to 4 KiB (the 256^3
+ * (2, 0, 1) permute: 1 KiB rows) whose destination rows crowd one L1 set
+ * (a power-of-two pitch there, or one with few sets: 240^3's 230400 bytes)
+ * read 64 source rows, four lines of each destination row a tile, and
+ * prefetch the next row of tiles in memory order into L2 (a run of 32 to
+ * 256 KiB: PLAN_PREFETCH_SEQUENTIAL_L2), where 16 rows wrote one line of
+ * each. An environment switch, two or three alternations, ixjit / the
+ * ceiling, 1 / 2 threads (round 19): 256^3 (2, 0, 1) 0.54-0.57 / 0.61-0.80
+ * -> 0.70-0.79 / 0.72-0.95, 240^3 0.55-0.65 / 0.69-0.79 -> 0.72-0.79 /
+ * 0.86-0.94, 512 x 256 x 128 (512-byte rows) 0.57-0.66 / 0.64-0.80 ->
+ * 0.71-0.73 / 0.80-0.89, 2 KiB rows 0.61-0.64 / 0.79-0.89 -> 0.78-0.79 /
+ * 0.90-0.95, 4 KiB rows 0.66-0.73 / 0.87-0.89 -> 0.80-0.83 / 0.82-0.89,
+ * NHWC -> NCHW of 128 channels 0.73-0.75 / 0.85-0.97 -> 0.78-0.86 /
+ * 0.80-0.97, of 96 channels (384-byte rows) 0.69-0.71 / 0.75-0.88 ->
+ * 0.90-0.93 / 0.91-0.92. Not taken: shorter rows (NHWC -> NCHW of 64
+ * channels, 256-byte rows: 0.79-0.86 / 0.81-0.95 -> 0.73-0.78 / 0.74-0.95;
+ * 48 and 32 channels the same), destinations that do not crowd (NHWC -> NCHW of
+ * 64 channels of 100 x 100: 1.09-1.11 -> 0.73-0.76), prefetching 64 rows
+ * into L1 (0.54-0.62 everywhere), 128 rows (no better than 64), doubles
+ * (32 rows: the same). */
+#define ZEN_SEQUENTIAL_ROWS 64
+#define ZEN_SEQUENTIAL_MIN_ROW_BYTES 384
+#define ZEN_SEQUENTIAL_MAX_RUN_BYTES (256 << 10)
 static bool sequential_source(const ixj_plan *p);
+static bool back_to_back_rows(const ixj_plan *p, int64_t ta);
+static int dst_rows_per_l1_set(const ixj_plan *p);
+static bool zen_long_sequential_rows(const ixj_plan *p, int64_t ta) {
+  int64_t row = ixj__plan_tile_b_extent(p) * (int64_t)p->elem_size;
+  return p->elem_size == 4 && ta == ZEN_SEQUENTIAL_ROWS && row >= ZEN_SEQUENTIAL_MIN_ROW_BYTES &&
+         row <= ZEN_SEQUENTIAL_MAX_RUN_BYTES / ZEN_SEQUENTIAL_ROWS && back_to_back_rows(p, ta) &&
+         dst_rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET;
+}
 /* The same for 1- and 2-byte tiles (T x T, T a line's elements), crowded or
  * not: T along b and 2T source rows, each prefetched a tile ahead into L2.
  * Measured (an environment switch, three alternations, 1 / 2 threads,
@@ -922,6 +953,10 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (!rows || p->micro * e != 64 || rows % p->micro || p->tile_a || p->a_inner || p->zip || p->unzip) return;
   p->tile_a = rows;
   if (e == 4) p->tile = 64;
+  if (zen_long_sequential_rows(p, ZEN_SEQUENTIAL_ROWS)) {
+    p->tile_a = ZEN_SEQUENTIAL_ROWS;
+    return;
+  }
   if (zen_crowded_rows(p)) p->tile_a = ZEN_CROWDED_ROWS;
   if (e == 4 && p->staged) p->tile_a = ZEN_STAGED_ROWS;
 }
@@ -1020,13 +1055,21 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
  * 256^3 permute 0.35-0.39 / 0.43-0.50 -> 0.48-0.54 / 0.50-0.65, NHWC ->
  * NCHW 0.38-0.40 / 0.48-0.51 -> 0.62-0.65 / 0.56-0.71 (docs/cpu-path.md). */
 #define SEQUENTIAL_RUN_BYTES 16384
-static bool sequential_source(const ixj_plan *p) {
+/* whether tiles of ta source rows read runs of back-to-back source rows, a
+ * row of tiles walking all of b before the next (the shape; not the run) */
+static bool back_to_back_rows(const ixj_plan *p, int64_t ta) {
   const plan_operand *src = &p->operand[1];
-  int64_t b = ixj__plan_tile_b_extent(p), a = ixj__plan_tile_a_extent(p), ta = ixj__plan_tile_edge_a(p);
+  int64_t b = ixj__plan_tile_b_extent(p), a = ixj__plan_tile_a_extent(p);
   int64_t b_tiles = (b + p->tile - 1) / p->tile;
   return p->micro && p->vector_bytes == 64 && !p->a_inner && !p->zip && !p->stack && !p->staged && src->stride[p->rank - 1] == b &&
-         src->stride[p->rank - 2] == 1 && a > ta && (!p->super_b || p->super_b == b_tiles) &&
-         b <= SEQUENTIAL_RUN_BYTES / ta / (int64_t)p->elem_size;
+         src->stride[p->rank - 2] == 1 && a > ta && (!p->super_b || p->super_b == b_tiles);
+}
+
+/* ... within SEQUENTIAL_RUN_BYTES a run, or a long one (zen_long_sequential_rows) */
+static bool sequential_source(const ixj_plan *p) {
+  int64_t b = ixj__plan_tile_b_extent(p), ta = ixj__plan_tile_edge_a(p);
+  return (back_to_back_rows(p, ta) && b <= SEQUENTIAL_RUN_BYTES / ta / (int64_t)p->elem_size) ||
+         zen_long_sequential_rows(p, ta);
 }
 
 /* On a Zen 4 (AVX-512) the tiles prefetch one tile ahead into L2 (prefetcht1,
@@ -1079,7 +1122,10 @@ static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_ca
   }
   p->prefetch = zen ? (req->cpu_vector_bytes == 64 ? PLAN_PREFETCH_NEAR_L2 : PLAN_PREFETCH_NEAR)
                     : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
-  if (zen && sequential_source(p)) p->prefetch = PLAN_PREFETCH_SEQUENTIAL;
+  if (zen && sequential_source(p)) {
+    int64_t run = ixj__plan_tile_b_extent(p) * ixj__plan_tile_edge_a(p) * (int64_t)p->elem_size;
+    p->prefetch = run > SEQUENTIAL_RUN_BYTES ? PLAN_PREFETCH_SEQUENTIAL_L2 : PLAN_PREFETCH_SEQUENTIAL;
+  }
 }
 
 /* Strategy, index width, streaming and work units of a plan whose dims are

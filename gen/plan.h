@@ -56,7 +56,13 @@ typedef struct plan_part {
 /* plan.prefetch of a TILED plan: each source row two tiles ahead, or one (into L1, or into L2); or,
  * where the source rows are short and back to back, the next tiles along a in memory order
  * (gen/plan.c) */
-enum { PLAN_PREFETCH_FAR = 1, PLAN_PREFETCH_NEAR = 2, PLAN_PREFETCH_SEQUENTIAL = 3, PLAN_PREFETCH_NEAR_L2 = 4 };
+enum {
+  PLAN_PREFETCH_FAR = 1,
+  PLAN_PREFETCH_NEAR = 2,
+  PLAN_PREFETCH_SEQUENTIAL = 3,
+  PLAN_PREFETCH_NEAR_L2 = 4,
+  PLAN_PREFETCH_SEQUENTIAL_L2 = 5 /* the sequential prefetch into L2: runs longer than L1 holds */
+};
 
 /* plan.staged: how a staged tile's partial lines are stored */
 enum { PLAN_STAGED_MASKED = 1, PLAN_STAGED_BYTES = 2 };
@@ -129,7 +135,8 @@ typedef struct ixj_plan {
                        the request's cpu_zen says so; into L2, PLAN_PREFETCH_NEAR_L2, where its vectors are
                        64 bytes too), or, on Zen cores where the source rows are back to back
                        and each tile row walks all of b, the source of the tiles a row or two of tiles further
-                       along a, line after line in memory order (PLAN_PREFETCH_SEQUENTIAL) (see
+                       along a, line after line in memory order (PLAN_PREFETCH_SEQUENTIAL; into L2,
+                       PLAN_PREFETCH_SEQUENTIAL_L2, where a row of tiles is more than L1 holds) (see
                        choose_prefetch); in cache, on Zen cores with 64-byte vectors, 4- and 8-byte tiles
                        of more than 1 MiB of output prefetch one tile ahead into L2 too
                        (zen_in_cache_prefetch); GENERAL, storing parts of
@@ -166,8 +173,9 @@ typedef struct plan_request {
                                   32-byte blocks; in cache only tiles that span their rows stage; streamed
                                   4- to 16-byte tiles read 16 or 8 source rows and spanning ones run 128 along
                                   b (zen_tile_shape); short back-to-back source rows prefetch in memory order
-                                  (sequential_source); streamed contiguous rows and the dims outside streamed
-                                  tiles are walked in the source's order (source_major_rows, _tiles); tiles
+                                  (sequential_source), long ones into crowded destinations in tiles
+                                  of 64 rows, into L2 (zen_long_sequential_rows); streamed contiguous
+                                  rows and the dims outside streamed tiles are walked in the source's order (source_major_rows, _tiles); tiles
                                   in cache beyond L2 prefetch into L2 (zen_in_cache_prefetch); streamed
                                   2-byte tiles read two lines of each source row, staged 4-byte ones 64
                                   source rows; with AVX-512 (a Zen 4) outputs that fit the L3 are stored

@@ -836,7 +836,7 @@ static void source_prefetch(void **state) {
     size_t elem;
     int stream, prefetch, sequential; /* sequential: on Zen cores, short rows back to back */
     int rows32; /* on Zen cores: 4 bytes whose source or destination rows crowd read 32 rows */
-  } want[] = {{"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 1, 0, 0, 1},       /* 4 KiB pitch: one set */
+  } want[] = {{"iota 2048 1024", "iota 1024 2048 | permute 1 0", 4, 1, 0, 0, 1},       /* 4 and 8 KiB pitches: one set */
               {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0, 0},       /* spread over the sets */
               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0, 0, 0},       /* in cache: Zen only, into L2 */
               {"iota 256 384", "iota 384 256 | permute 1 0", 4, 1, 1, 1, 0},           /* 1 KiB: 8 rows a set */
@@ -845,7 +845,7 @@ static void source_prefetch(void **state) {
               {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1, 1, 0}, /* NCHW -> NHWC, 1 KiB planes */
               {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0, 0, 1}, /* 4 KiB planes */
               {"iota 1024 1040", "iota 1040 1024 | permute 1 0", 4, 1, 0, 0, 1},      /* the source's rows crowd */
-              {"iota 1040 1024", "iota 1024 1040 | permute 1 0", 4, 1, 1, 0, 1},      /* the destination's crowd */
+              {"iota 1056 1024", "iota 1024 1056 | permute 1 0", 4, 1, 1, 0, 1},      /* the destination's crowd */
               {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 8, 1, 1, 0, 0},      /* 8 bytes: 16 rows */
               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 8, 1, 0, 0, 0},
               {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1, 0, 0}};  /* a zip: 3 rows, all of a */
@@ -1256,8 +1256,41 @@ static void sequential_prefetch(void **state) {
         assert_int_equal(p->prefetch == PLAN_PREFETCH_SEQUENTIAL, zen && vb == 64);
         free(p);
       }
+  /* 4-byte source rows of 384 bytes to 4 KiB whose destination rows crowd one
+   * L1 set: 64 rows a tile, the next row of tiles prefetched into L2
+   * (zen_long_sequential_rows); shorter rows, rows past 4 KiB and spread
+   * destinations keep 16 (long: whether the rule applies) */
+  static const struct {
+    const char *dst, *src;
+    bool long_rows;
+  } longer[] = {{"iota 128 1024", "iota 1024 128 | permute 1 0", true},              /* 512-byte rows, 4 KiB pitch */
+                {"iota 200 1024", "iota 1024 200 | permute 1 0", true},              /* an edge along b */
+                {"iota 128 1024 | slice : :1000", "iota 1000 128 | permute 1 0", true}, /* an edge along a */
+                {"iota 2 160 64 16", "iota 2 64 16 160 | permute 0 3 1 2", true},    /* batched, 640-byte rows */
+                {"iota 128 1040", "iota 1040 128 | permute 1 0", false},             /* the destination spreads */
+                {"iota 96 1024", "iota 1024 96 | permute 1 0", true},                /* 384-byte rows */
+                {"iota 64 1024", "iota 1024 64 | permute 1 0", false},               /* 256-byte rows */
+                {"iota 1040 256", "iota 256 1040 | permute 1 0", false}};            /* rows past 4 KiB */
+  for (size_t c = 0; c < sizeof longer / sizeof *longer; c++)
+    for (int vb = 32; vb <= 64; vb += 32)
+      for (int zen = 0; zen <= 1; zen++) {
+        ixj_plan *p = copy_plan(longer[c].dst, longer[c].src, 4, vb, zen, 1, NULL);
+        bool want = zen && vb == 64 && longer[c].long_rows;
+        assert_int_equal(p->strategy, PLAN_TILED);
+        assert_int_equal(p->prefetch == PLAN_PREFETCH_SEQUENTIAL_L2, want);
+        assert_int_equal(ixj__plan_tile_edge_a(p) == 64, want);
+        if (want) {
+          char *ir = NULL;
+          assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+          assert_non_null(strstr(ir, "i32 0, i32 2, i32 1)")); /* prefetcht1 */
+          assert_null(strstr(ir, "i32 0, i32 3, i32 1)"));
+          free(ir);
+        }
+        free(p);
+      }
   zen_rules = 1;
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(cases[c].elem, cases[c].dst, cases[c].src, "tiled");
+  for (size_t c = 0; c < sizeof longer / sizeof *longer; c++) copy_all_ways(4, longer[c].dst, longer[c].src, "tiled");
   zen_rules = 0;
 }
 
