@@ -692,7 +692,9 @@ static int tile_prefetch_ahead(const ixj_plan *p) {
 }
 /* llvm.prefetch's locality: 3 into L1 (prefetcht0), 2 into L2 (prefetcht1) */
 static int tile_prefetch_locality(const ixj_plan *p) {
-  return p->prefetch == PLAN_PREFETCH_NEAR_L2 || p->prefetch == PLAN_PREFETCH_SEQUENTIAL_L2 ? 2 : 3;
+  return p->prefetch == PLAN_PREFETCH_NEAR_L2 || p->prefetch == PLAN_PREFETCH_SEQUENTIAL_L2 || p->prefetch == PLAN_PREFETCH_BLOCK_ROWS
+             ? 2
+             : 3;
 }
 
 /* PLAN_PREFETCH_SEQUENTIAL (gen/plan.c, sequential_source): the source rows
@@ -1377,13 +1379,70 @@ static void emit_span_setup(const ixj_plan *p, text *t, const char *scalar, cons
  * cut short (the last along b) copies its block columns' bytes only, by a
  * masked load, so that nothing past the source's end is read. Each row is
  * prefetched a tile further along b, as the blocks did. */
-static void emit_gather(emitter *e, text *t, int os, int b0, int a0, bool partial) {
+/* PLAN_PREFETCH_BLOCK_ROWS (gen/plan.c, finish): the gathered tile at (a_in,
+ * b_in) of its block of tiles (super_a x super_b tiles, b fastest) prefetches
+ * the block's next row of tiles, Ta rows of L = super_b x T x elem_size / 64
+ * lines each, line after line: its loads k = (b_in x Ta + row) x Lt + line
+ * (Lt = T x elem_size / 64, its lines of each row) take that run's line k
+ * (row k / L, line k % L), so that the block's super_b tiles together
+ * prefetch all of it, each row's L lines in turn. The block's last row of
+ * tiles prefetches the first of the next block along b (the walk's next).
+ * Where that reaches past b's end, or past the source, is harmless: a
+ * prefetch never faults. Returns the source offset of line k (k < super_b x
+ * Ta x Lt, an s64 value). */
+static int block_rows_line(emitter *e, int os, int b0, int a0, int k, int a_in, int b_in) {
+  const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
+  iprog *g = &lw->prog;
+  const plan_operand *src = &p->operand[1];
+  int64_t ta = ixj__plan_tile_edge_a(p), lines = (int64_t)p->super_b * p->tile * (int64_t)p->elem_size / 64;
+  int64_t tile_lines = p->tile * (int64_t)p->elem_size / 64;
+  int in_a = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, a_in, -1, -1, 0);
+  int in_b = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, b_in, -1, -1, 0);
+  /* the block's corner along b, and its next row of tiles' first row along a */
+  int b_step = ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NSW, in_b, ixj__iprog_const_s64(g, p->tile), -1, 0);
+  int b_block = ixj__iprog_emit(g, IOP_SUB, IPROG_S64, IPROG_NSW, b0, b_step, -1, 0);
+  int last = ixj__iprog_emit(g, IOP_EQ, IPROG_I1, 0, in_a, ixj__iprog_const_s64(g, p->super_a - 1), -1, 0);
+  int a_next = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, a0, ixj__iprog_const_s64(g, ta), -1, 0);
+  int a_first = ixj__iprog_emit(g, IOP_SUB, IPROG_S64, IPROG_NSW, a0, ixj__iprog_const_s64(g, (p->super_a - 1) * ta), -1, 0);
+  int b_next = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, b_block,
+                               ixj__iprog_const_s64(g, (int64_t)p->super_b * p->tile), -1, 0);
+  int row0 = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, last, a_first, a_next, 0);
+  int col0 = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, last, b_next, b_block, 0);
+  int kl[2];
+  ixj__lower_unflatten(lw, ixj__iprog_emit(g, IOP_CAST, lw->index, 0, k, -1, -1, 0), 2, (const int64_t[]){ta, lines},
+                       (uint64_t)(p->super_b * ta * tile_lines - 1), kl);
+  int row = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, row0, ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, kl[0], -1, -1, 0), -1, 0);
+  int line = ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NSW, ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, kl[1], -1, -1, 0),
+                             ixj__iprog_const_s64(g, 64 / (int64_t)p->elem_size), -1, 0);
+  int col = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, col0, line, -1, 0);
+  return tile_offset(e, tile_offset(e, os, col, src, tile_b(p)), row, src, tile_a(p));
+}
+
+/* load k's number in the run of block_rows_line: (b_in x Ta + row) x Lt + line */
+static int block_rows_index(emitter *e, int b_in, int row, int line) {
+  iprog *g = &e->lw.prog;
+  const ixj_plan *p = e->p;
+  int64_t ta = ixj__plan_tile_edge_a(p), tile_lines = p->tile * (int64_t)p->elem_size / 64;
+  int in_b = ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, b_in, -1, -1, 0);
+  int r = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW,
+                          ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NSW, in_b, ixj__iprog_const_s64(g, ta), -1, 0), row, -1, 0);
+  return ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW,
+                         ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NSW, r, ixj__iprog_const_s64(g, tile_lines), -1, 0), line, -1, 0);
+}
+
+/* a_in, b_in: the tile's place in its block of tiles (PLAN_PREFETCH_BLOCK_ROWS), else -1 */
+static void emit_gather(emitter *e, text *t, int os, int b0, int a0, bool partial, int a_in, int b_in) {
   const ixj_plan *p = e->p;
   iprog *g = &e->lw.prog;
   const plan_operand *src = &p->operand[1];
   int gi = input(e, IPROG_S64, "%%gi.o", 0);
   int a = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, a0, gi, -1, 0);
   int at = tile_offset(e, tile_offset(e, os, b0, src, tile_b(p)), a, src, tile_a(p));
+  bool block_rows = p->prefetch == PLAN_PREFETCH_BLOCK_ROWS;
+  int pf[2] = {-1, -1}; /* a row is one or two lines (the assertion before emit_gather) */
+  for (int q = 0; block_rows && q < p->tile * (int)p->elem_size / 64; q++)
+    pf[q] = block_rows_line(e, os, b0, a0, block_rows_index(e, b_in, gi, ixj__iprog_const_s64(g, q)), a_in, b_in);
   ixj__text_put(t, "; a gathered tile (plan.gather) first copies its source rows to a buffer on\n"
                    "; the stack (emit_gather in gen/emit_llvm.c), where its blocks then read\n"
                    "gather:\n  %%gi = phi i64 [ 0, %%tile.body ], [ %%gi.next, %%gather ]\n"
@@ -1391,6 +1450,11 @@ static void emit_gather(emitter *e, text *t, int os, int b0, int a0, bool partia
   flush(e, t);
   name s = ref(e, at);
   int row = p->tile * (int)p->elem_size, locality = tile_prefetch_locality(p);
+  for (int q = 0; block_rows && q < row / 64; q++) {
+    name f = ref(e, pf[q]);
+    ixj__text_put(t, "  %%g.pf%d = getelementptr %s, ptr %%bp.1, i64 %s\n  call void @llvm.prefetch.p0(ptr %%g.pf%d, i32 0, i32 %d, i32 1)\n",
+                  q, e->scalar, f.s, q, locality);
+  }
   ixj__text_put(t, "  %%g.src = getelementptr %s, ptr %%bp.1, i64 %s\n  %%g.row = mul nuw nsw i64 %%gi.o, %d\n"
                    "  %%g.dst = getelementptr i8, ptr %%gbuf, i64 %%g.row\n", e->scalar, s.s, row);
   if (partial) /* the bytes of the block columns, %vb elements */
@@ -1450,6 +1514,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   /* blocks of tiles that end past the last tile (plan.c, super_width): the
    * tiles there are empty, their end clamped to their corner below */
   bool past = p->super_a && (tshape[ka] % p->super_a || tshape[kb] % p->super_b);
+  int a_in = -1, b_in = -1; /* the tile's place in its block of tiles */
   if (p->super_a) { /* (outer..., block a, block b, a in block, b in block): tile = block * width + in block */
     IXJ_ASSERT(err, outer + 4 <= IXJ_MAX_RANK + 2 && !(past && p->staged));
     int64_t bshape[IXJ_MAX_RANK + 2];
@@ -1461,6 +1526,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
     bshape[outer + 3] = p->super_b;
     ixj__lower_unflatten(lw, tix, outer + 4, bshape, p->work_units - 1, bdigit);
     memcpy(digit, bdigit, (size_t)outer * sizeof *digit);
+    a_in = bdigit[outer + 2];
+    b_in = bdigit[outer + 3];
     for (int k = 0; k < 2; k++) {
       int blk = ixj__iprog_emit(g, IOP_MUL, lw->index, IPROG_NUW, bdigit[outer + k], ixj__iprog_const(g, lw->index, width[k]), -1, 0);
       digit[k ? kb : ka] = ixj__iprog_emit(g, IOP_ADD, lw->index, IPROG_NUW, blk, bdigit[outer + 2 + k], -1, 0);
@@ -1489,7 +1556,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   IXJ_ASSERT(err, !p->gather || (p->stack && !p->zip && !p->unzip && !p->b_inner &&
                                  p->tile * (int)p->elem_size % 64 == 0 && p->tile * (int)p->elem_size <= 128));
   bool gather_masked = p->gather && extent[0] % T != 0; /* the last tile along b is cut short */
-  if (p->gather) emit_gather(e, &part[TL_GATHER], os, corner[0], corner[1], gather_masked);
+  IXJ_ASSERT(err, p->prefetch != PLAN_PREFETCH_BLOCK_ROWS || (p->gather && p->super_a && !p->staged));
+  if (p->gather) emit_gather(e, &part[TL_GATHER], os, corner[0], corner[1], gather_masked, a_in, b_in);
 
   /* the block at (b0 + bi, a0 + ai): its V source rows and V destination rows */
   int bi = input(e, IPROG_S64, "%%bi.o", 0), ai = input(e, IPROG_S64, "%%ai.o", 0), v = p->micro;

@@ -1167,6 +1167,22 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   if (p->gather && ixj__plan_gather_bytes(p) > PLAN_GATHER_MAX_BYTES) p->gather = 0;
   /* nor does a short span, whose block reads rows past a (short_span) */
   if (p->gather && ixj__plan_short_span(p)) p->gather = 0;
+  /* Gathered tiles walked in blocks of tiles prefetch, with each row they
+   * gather, a line of the block's next row of tiles (after its last, the
+   * first of the next block along b) in memory order, into L2
+   * (PLAN_PREFETCH_BLOCK_ROWS, emit_gather): the block's pieces of each
+   * source row are a run of 1 KiB, read line after line, where the
+   * prefetch one tile ahead took a line from each of 128 rows 8 KiB apart.
+   * An environment switch, three alternations each, ixjit / the ceiling,
+   * 1 / 2 threads (round 19): 8192^2 bytes 0.47-0.49 / 0.62-0.65 ->
+   * 0.58-0.61 / 0.63-0.80, 4096 x 16384 0.47-0.49 / 0.49-0.67 -> 0.55-0.57
+   * / 0.55-0.77; without the step to the next block (no prefetch for a
+   * block's first row of tiles) 0.56-0.60 and 0.55-0.57 at 1 thread. Not
+   * staged tiles, whose halo rows the runs do not cover. The same for the
+   * whole-register blocks of crowded floats and doubles (4096^2 floats, 2880^2
+   * and 4096 x 2048 doubles, a cat of transposes; three alternations) was
+   * within the noise: they keep the prefetch one tile ahead. */
+  if (p->gather && p->prefetch == PLAN_PREFETCH_NEAR_L2 && p->super_a && !p->staged) p->prefetch = PLAN_PREFETCH_BLOCK_ROWS;
 }
 
 /* Part k's copy plan: the destination restricted to the input's slice along

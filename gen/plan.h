@@ -61,7 +61,9 @@ enum {
   PLAN_PREFETCH_NEAR = 2,
   PLAN_PREFETCH_SEQUENTIAL = 3,
   PLAN_PREFETCH_NEAR_L2 = 4,
-  PLAN_PREFETCH_SEQUENTIAL_L2 = 5 /* the sequential prefetch into L2: runs longer than L1 holds */
+  PLAN_PREFETCH_SEQUENTIAL_L2 = 5, /* the sequential prefetch into L2: runs longer than L1 holds */
+  PLAN_PREFETCH_BLOCK_ROWS = 6     /* gathered tiles: the next row of tiles of their block of tiles, line after
+                                      line in memory order, into L2 (finish in gen/plan.c) */
 };
 
 /* plan.staged: how a staged tile's partial lines are stored */
@@ -136,7 +138,9 @@ typedef struct ixj_plan {
                        64 bytes too), or, on Zen cores where the source rows are back to back
                        and each tile row walks all of b, the source of the tiles a row or two of tiles further
                        along a, line after line in memory order (PLAN_PREFETCH_SEQUENTIAL; into L2,
-                       PLAN_PREFETCH_SEQUENTIAL_L2, where a row of tiles is more than L1 holds) (see
+                       PLAN_PREFETCH_SEQUENTIAL_L2, where a row of tiles is more than L1 holds); gathered
+                       tiles in blocks of tiles, the next row of tiles of the block, its pieces of rows
+                       line after line, into L2 (PLAN_PREFETCH_BLOCK_ROWS) (see
                        choose_prefetch); in cache, on Zen cores with 64-byte vectors, 4- and 8-byte tiles
                        of more than 1 MiB of output prefetch one tile ahead into L2 too
                        (zen_in_cache_prefetch); GENERAL, storing parts of

@@ -1014,7 +1014,9 @@ static void zen_narrow_tiles(void **state) {
           assert_int_equal(p->staged != 0, !cases[c].two_lines);
           if (!p->staged) assert_int_equal(p->tile_a, two ? 128 / (int)e : 0); /* two lines of a destination row */
           if (two) assert_int_equal(p->tile * (int)e, e == 2 ? 128 : 64);       /* halves: two of a source row too */
-          assert_int_equal(p->prefetch == PLAN_PREFETCH_NEAR_L2, zen && vb == 64); /* staged too */
+          /* staged too; gathered bytes in blocks of tiles prefetch the block's next row of tiles */
+          int l2 = p->gather && p->super_a && !p->staged ? PLAN_PREFETCH_BLOCK_ROWS : PLAN_PREFETCH_NEAR_L2;
+          assert_int_equal(p->prefetch == l2, zen && vb == 64);
           char *ir = NULL;
           assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
           assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, zen && vb == 64);
@@ -1040,15 +1042,19 @@ static void gathered_tiles(void **state) {
   static const struct {
     const char *dst, *src;
     int gathers, partial_b; /* on Zen with 64-byte vectors */
-  } cases[] = {{"iota 4096 128", "iota 128 4096 | permute 1 0", 1, 0},                   /* whole tiles */
-               {"iota 4000 128", "iota 128 4096 | slice : :4000 | permute 1 0", 1, 1},   /* b cut short */
-               {"iota 4096 100", "iota 100 4096 | permute 1 0", 1, 0},                   /* edges along a */
-               {"iota 1000 70", "iota 70 1024 | slice : :1000 | permute 1 0", 1, 1},     /* both, 1 KiB pitch */
-               {"iota 3 2048 96", "iota 3 96 2048 | permute 0 2 1", 1, 0},               /* a batch */
-               {"iota 2 64 64 64", "iota 2 64 64 64 | permute 0 2 3 1", 1, 0},           /* NCHW -> NHWC */
-               {"iota 16 16 16 4 8 8", "iota 4 16 8 16 8 16 | permute 1 3 5 0 2 4", 0, 0},  /* a fused a: not */
-               {"iota 32 128", "iota 128 4096 | slice : :32 | permute 1 0", 0, 0},      /* rows shorter than a line: not */
-               {"iota 4160 128", "iota 128 4160 | permute 1 0", 0, 0}};                  /* spread rows: not */
+    int block_rows;         /* gathering, in blocks of tiles: PLAN_PREFETCH_BLOCK_ROWS */
+  } cases[] = {{"iota 4096 128", "iota 128 4096 | permute 1 0", 1, 0, 0},                   /* whole tiles */
+               {"iota 4000 128", "iota 128 4096 | slice : :4000 | permute 1 0", 1, 1, 0},   /* b cut short */
+               {"iota 4096 100", "iota 100 4096 | permute 1 0", 1, 0, 0},                   /* edges along a */
+               {"iota 1000 70", "iota 70 1024 | slice : :1000 | permute 1 0", 1, 1, 0},     /* both, 1 KiB pitch */
+               {"iota 3 2048 96", "iota 3 96 2048 | permute 0 2 1", 1, 0, 0},               /* a batch */
+               {"iota 2 64 64 64", "iota 2 64 64 64 | permute 0 2 3 1", 1, 0, 0},           /* NCHW -> NHWC */
+               {"iota 1024 512", "iota 512 1024 | permute 1 0", 1, 0, 1},                   /* blocks of 4 x 16 tiles */
+               {"iota 1000 640 | slice : :600", "iota 600 1024 | slice : :1000 | permute 1 0", 1, 1, 1}, /* blocks past both ends */
+               {"iota 2 1024 384", "iota 2 384 1024 | permute 0 2 1", 1, 0, 1},             /* blocks, batched */
+               {"iota 16 16 16 4 8 8", "iota 4 16 8 16 8 16 | permute 1 3 5 0 2 4", 0, 0, 0},  /* a fused a: not */
+               {"iota 32 128", "iota 128 4096 | slice : :32 | permute 1 0", 0, 0, 0},      /* rows shorter than a line: not */
+               {"iota 4160 128", "iota 128 4160 | permute 1 0", 0, 0, 0}};                  /* spread rows: not */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (size_t e = 1; e <= 2; e++)
       for (int vb = 32; vb <= 64; vb += 32)
@@ -1062,6 +1068,12 @@ static void gathered_tiles(void **state) {
           assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
           assert_int_equal(strstr(ir, "%gbuf = alloca") != NULL, gather);
           assert_int_equal(strstr(ir, "@llvm.masked.load.v64i8") != NULL, gather && cases[c].partial_b);
+          /* the block's next row of tiles, into L2 (prefetcht1), with each gathered row */
+          bool block_rows = gather && cases[c].block_rows;
+          assert_int_equal(p->prefetch == PLAN_PREFETCH_BLOCK_ROWS, block_rows);
+          assert_int_equal(p->super_a != 0, block_rows || (p->super_a && !gather));
+          assert_int_equal(strstr(ir, "%g.pf0 = getelementptr") != NULL, block_rows);
+          if (block_rows) assert_non_null(strstr(ir, "@llvm.prefetch.p0(ptr %g.pf0, i32 0, i32 2, i32 1)"));
           free(ir);
           free(p);
         }
