@@ -103,7 +103,10 @@ ixj_status ixj__op_validate(const op_call *c, ixj_error *err) {
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "copy takes one source");
   }
   if (c->op == IXJ_OP_FILL && !c->value && !c->shapes_only) return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT, "fill: NULL value");
-  if (!dst_empty && !ixj__ixfun_injective(d))
+  /* before the sources' checks, with buffers (a call) or without (a prepared
+   * kernel's shapes only, where dst_empty is always true): both report a
+   * broadcast destination the same way, as the reference interpreter does */
+  if (!ixj_ixfun_offset_range(d).empty && !ixj__ixfun_injective(d))
     return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
                     "destination: the index function may map two points to one offset (a broadcast or overlapping "
                     "strides); copy into a materialized array instead");
@@ -150,13 +153,7 @@ ixj_status ixj__prepare_validate(ixj_op_kind op, const ixj_ixfun *dst, int num_s
   ops[0] = (ixj_operand){NULL, 0, dst};
   for (int s = 0; s < num_srcs; s++) ops[1 + s] = (ixj_operand){NULL, 0, srcs[s]};
   op_call c = {op, elem_size, &ops[0], num_srcs, &ops[1], NULL, axis, true};
-  ixj_status st = ixj__op_validate(&c, err);
-  if (st != IXJ_OK) return st;
-  if (!ixj_ixfun_offset_range(dst).empty && !ixj__ixfun_injective(dst))
-    return ixj__fail(err, IXJ_ERR_INVALID_ARGUMENT,
-                     "destination: the index function may map two points to one offset (a broadcast or overlapping "
-                     "strides); copy into a materialized array instead");
-  return IXJ_OK;
+  return ixj__op_validate(&c, err);
 }
 
 ixj_status ixj__operand_range(const ixj_ixfun *f, size_t elem_size, int o, operand_range *out, ixj_error *err) {

@@ -163,6 +163,8 @@ static void test_errors(void **state) {
   EXPECT(ixj_prepare_copy(ctx, d, s, 4, 7, &k, &err), IXJ_ERR_INVALID_ARGUMENT, "unknown flags");
   EXPECT(ixj_prepare_copy(ctx, d, big, 4, 0, &k, &err), IXJ_ERR_MISMATCH, "shape differs");
   EXPECT(ixj_prepare_copy(ctx, bcast, s, 4, 0, &k, &err), IXJ_ERR_INVALID_ARGUMENT, "two points to one offset");
+  /* a broadcast destination before a source of another shape, as ixj_copy and the reference report it */
+  EXPECT(ixj_prepare_copy(ctx, bcast, big, 4, 0, &k, &err), IXJ_ERR_INVALID_ARGUMENT, "two points to one offset");
   EXPECT(ixj_prepare_fill(ctx, bcast, 4, 0, &k, &err), IXJ_ERR_INVALID_ARGUMENT, "two points to one offset");
   EXPECT(ixj_prepare_cat(ctx, d, 2, 1, (const ixj_ixfun *[]){s}, 4, 0, &k, &err), IXJ_ERR_INVALID_ARGUMENT, "axis 2");
   EXPECT(ixj_prepare_cat(ctx, d, 0, 0, NULL, 4, 0, &k, &err), IXJ_ERR_INVALID_ARGUMENT, "inputs");
