@@ -17,7 +17,9 @@
  * input count, a destination that may map two points to one offset),
  * IXJ_ERR_MISMATCH (shapes), IXJ_ERR_OVERFLOW (cat extents),
  * IXJ_ERR_INTERNAL (a bug in planning or emission); and those listed with
- * it. */
+ * it. The checks run in the order ixj_copy, ixj_fill and ixj_cat run them,
+ * so that a preparation and a call fail alike: a destination that may map
+ * two points to one offset is reported before a source's shape. */
 #ifndef IXJIT_EMIT_H
 #define IXJIT_EMIT_H
 
