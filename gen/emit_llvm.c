@@ -787,8 +787,9 @@ static int emit_row_concat(emitter *e, text *t, const char *pre, const int *rows
 }
 
 /* A staged tile (plan.staged): the buffer holds the tile's T rows of T
- * elements and a line of halo (emit_stage_flush), row after row, or, spanning
- * a (plan.span), one row of blocks (micro rows) of a's extent back to back as
+ * elements and a line of halo (emit_stage_flush), row after row, or only one
+ * row of blocks of them (plan.row_flush, from a page's start as a span's),
+ * or, spanning a (plan.span), one row of blocks (micro rows) of a's extent back to back as
  * in the destination (emit_span_flush); 64 bytes before the first (the first
  * row's head load) and after the last (its tail load). A staged plan's blocks
  * move a line of row at a time. */
@@ -920,6 +921,35 @@ static void emit_asm_network(text *t, int blk, int v, int stages, int in_bits, i
   }
 }
 
+/* PLAN_FLUSH_BLOCKS: inside a row (a tile before and a halo after: %f.inner),
+ * each block of a staged tile but the first sends the lines that start in
+ * the block before it, now complete in the buffer: for destination row j
+ * (the block's row piece at %bl.d<j>, whose previous piece is 64 bytes
+ * before), the line from h - 64 bytes on, h = the bytes from the piece to
+ * the next line (0 when it starts on one: the previous piece is that line).
+ * The row's first and last tiles, whose head and tail lines are partial,
+ * send their rows after each row of blocks (emit_stage_flush). Sending after
+ * each block interleaves the streaming stores with the loads, as unstaged
+ * tiles do (docs/cpu-path.md, round 20). Defines block bl.done, where the
+ * block loop goes on. */
+static void emit_block_lines(emitter *e, text *t, const int *dst_row) {
+  const ixj_plan *p = e->p;
+  ixj__text_put(t, "  %%bl.any = icmp ne i64 %%ai.o, 0\n  %%bl.go = and i1 %%bl.any, %%f.inner\n"
+                   "  br i1 %%bl.go, label %%bl.send, label %%bl.done\n\nbl.send:\n");
+  for (int j = 0; j < p->micro; j++) {
+    name d = ref(e, dst_row[j]);
+    ixj__text_put(t, "  %%bl.d%d = getelementptr %s, ptr %%bp.0, i64 %s\n  %%bl.a%d = ptrtoint ptr %%bl.d%d to i64\n"
+                     "  %%bl.n%d = sub i64 0, %%bl.a%d\n  %%bl.h%d = and i64 %%bl.n%d, 63\n  %%bl.o%d = add nsw i64 %%bl.h%d, -64\n"
+                     "  %%bl.l%d = getelementptr i8, ptr %%bl.d%d, i64 %%bl.o%d\n"
+                     "  %%bl.r%d = getelementptr i8, ptr %%stg.p, i64 %d\n  %%bl.s%d = getelementptr i8, ptr %%bl.r%d, i64 %%bl.o%d\n"
+                     "  %%bl.v%d = load <8 x i64>, ptr %%bl.s%d, align 1\n"
+                     "  store <8 x i64> %%bl.v%d, ptr %%bl.l%d, align 64, !nontemporal !%d, !alias.scope !%d, !noalias !%d\n",
+                  j, e->scalar, d.s, j, j, j, j, j, j, j, j, j, j, j, j, j * stage_row_bytes(p), j, j, j, j, j, j, j,
+                  MD_NONTEMPORAL, MD_DST_LIST, MD_SRC_LIST);
+  }
+  ixj__text_put(t, "  br label %%bl.done\n\nbl.done:\n");
+}
+
 /* pf_row: where each block row prefetches (PLAN_PREFETCH_SEQUENTIAL), else NULL */
 static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_row, const int *dst_row, const int *pf_row) {
   const ixj_plan *p = e->p;
@@ -1011,7 +1041,7 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
     ixj__text_put(t,
                   "  %%stg.r = mul nuw nsw i64 %%bi.o, %d\n  %%stg.c = mul nuw nsw i64 %%ai.o, %zu\n"
                   "  %%stg.o = add nuw nsw i64 %%stg.r, %%stg.c\n  %%stg.p = getelementptr i8, ptr %%stage, i64 %%stg.o\n",
-                  p->span ? 0 : stage_row_bytes(p), p->elem_size);
+                  p->span || p->row_flush ? 0 : stage_row_bytes(p), p->elem_size);
   for (int j = 0; j < v; j++)
     for (int g = 0; g < group; g += pieces) {
       name d = ref(e, dst_row[g * v + j]);
@@ -1054,6 +1084,7 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
         ixj__text_put(t, "  store %s %%x%d.s%d.%d, ptr %%x%d.q%d, align 1, !alias.scope !%d, !noalias !%d\n", vt, blk[g],
                       stages, block_row(j, in_bits), blk[g], j, MD_DST_LIST, MD_SRC_LIST);
     }
+  if (p->row_flush == PLAN_FLUSH_BLOCKS) emit_block_lines(e, t, dst_row);
 }
 
 /* A zip block (plan.zip = k rows): one vector load of V elements along b
@@ -1146,8 +1177,11 @@ static int tile_offset(emitter *e, int base, int c, const plan_operand *o, tile_
 static int64_t tile_step(const plan_operand *o, int i, tile_dim t) { return ixj__plan_tile_step(o, i, t.inner, t.hi, t.lo); }
 
 /* The staged tile's rows [0, %vb) (plan.staged), each %va elements from the
- * tile's column a0 on, out of the stage buffer; row j goes to the element
- * offset of (b0 + j, a0), lowered in the loop's first block. Every line of
+ * tile's column a0 on, out of the stage buffer, after its last block; with
+ * plan.row_flush a row of blocks' V rows from bi after each row of blocks,
+ * inline in mrow.next (on to f.done; inside a row none where the blocks sent
+ * their lines, PLAN_FLUSH_BLOCKS). Row j goes to the element offset of
+ * (b0 + j, a0), lowered in the loop's first block. Every line of
  * the destination is written by one aligned streaming store, read from the
  * buffer at the row's misalignment: a tile writes the lines that start in its
  * row pieces, the last of which reaches into the next tile's columns; those
@@ -1158,17 +1192,18 @@ static int64_t tile_step(const plan_operand *o, int i, tile_dim t) { return ixj_
  * (a 64-byte vector's high h or low t bytes, h, t < 64), so that nothing
  * outside the row piece is written. */
 /* The head of a flush loop over the tile's rows: block `label`, its row %<iv>
- * (from 0, stepped in `latch`) and the opaque copy %<iv>.o, then the element
+ * (from 0 on entry from block `from`, stepped in `latch`) and the opaque copy %<iv>.o, then the element
  * offset of destination (b0 + row, a0), lowered; returns its name. */
-static name emit_flush_row(emitter *e, text *t, const char *label, const char *iv, const char *latch, int od, int b0, int a0) {
+static name emit_flush_row(emitter *e, text *t, const char *label, const char *iv, const char *latch, const char *from, int od,
+                           int b0, int a0) {
   const ixj_plan *p = e->p;
   const plan_operand *dst = &p->operand[0];
   char copy[16], copy_fmt[16]; /* the copy's name, and as the input's format ("%%" for its "%") */
   snprintf(copy, sizeof copy, "%%%s.o", iv);
   snprintf(copy_fmt, sizeof copy_fmt, "%%%%%s.o", iv);
-  ixj__text_put(t, "%s:\n  %%%s = phi i64 [ 0, %%flush ], [ %%%s.next, %%%s ]\n"
+  ixj__text_put(t, "%s:\n  %%%s = phi i64 [ 0, %%%s ], [ %%%s.next, %%%s ]\n"
                    "  %s = call i64 asm \"\", \"=r,0\"(i64 %%%s) nounwind memory(none)\n",
-                label, iv, iv, latch, copy, iv);
+                label, iv, from, iv, latch, copy, iv);
   int b = ixj__iprog_emit(&e->lw.prog, IOP_ADD, IPROG_S64, IPROG_NSW, b0, input(e, IPROG_S64, copy_fmt, 0), -1, 0);
   int at = tile_offset(e, tile_offset(e, od, b, dst, tile_b(p)), a0, dst, tile_a(p));
   flush(e, t);
@@ -1185,32 +1220,41 @@ static void flush_metadata(const ixj_plan *p, char md[64], char nt[32]) {
 
 static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
   const ixj_plan *p = e->p;
-  char md[64], nt[32];
+  char md[64], nt[32], rows[24];
   flush_metadata(p, md, nt);
-  name first = ref(e, a0);
-  ixj__text_put(t, "flush:\n  %%f.va = add i64 %%va, 0\n");
-  ixj__text_put(t, "  %%f.n = mul nuw nsw i64 %%f.va, %zu\n  %%f.mid = icmp ne i64 %s, 0\n"
-                   "  %%f.inner = and i1 %%f.mid, %%f.halo\n  br i1 %%f.inner, label %%fin, label %%frow\n\n",
-                p->elem_size, first.s);
-  /* Inside a row (neither its first tile nor its last) every row piece is
-   * (tile width) x elem_size / 64 whole lines from its head h on (for 0 < h < 64 the
-   * last one ends in the halo): no masks, no bounds, a constant count, about
-   * a third of the instructions of the loop below, which was most of a staged
-   * tile's work in cache. */
-  name id = emit_flush_row(e, t, "fin", "fi", "fin", od, b0, a0);
-  ixj__text_put(t, "  %%i.d = getelementptr %s, ptr %%bp.0, i64 %s\n  %%i.a = ptrtoint ptr %%i.d to i64\n"
-                   "  %%i.neg = sub i64 0, %%i.a\n  %%i.h = and i64 %%i.neg, 63\n"
-                   "  %%i.so = mul nuw nsw i64 %%fi.o, %d\n  %%i.sh = add nuw nsw i64 %%i.so, %%i.h\n"
-                   "  %%i.s = getelementptr i8, ptr %%stage, i64 %%i.sh\n  %%i.dh = getelementptr i8, ptr %%i.d, i64 %%i.h\n",
-                e->scalar, id.s, stage_row_bytes(p));
-  for (int k = 0; k < ixj__plan_tile_edge_a(p) * (int)p->elem_size / 64; k++)
-    ixj__text_put(t, "  %%i.s%d = getelementptr i8, ptr %%i.s, i64 %d\n  %%i.v%d = load <8 x i64>, ptr %%i.s%d, align 1\n"
-                     "  %%i.d%d = getelementptr i8, ptr %%i.dh, i64 %d\n"
-                     "  store <8 x i64> %%i.v%d, ptr %%i.d%d, align 64%s, %s\n",
-                  k, 64 * k, k, k, k, 64 * k, k, k, nt, md);
-  ixj__text_put(t, "  %%fi.next = add nuw nsw i64 %%fi.o, 1\n  %%fi.more = icmp slt i64 %%fi.next, %%vb\n"
-                   "  br i1 %%fi.more, label %%fin, label %%edges\n\n");
-  name d = emit_flush_row(e, t, "frow", "fj", "fline", od, b0, a0);
+  /* row_flush: after each row of blocks (inline in mrow.next, on to f.done),
+   * its V rows from bi; else after the tile's blocks, its rows [0, %vb) */
+  const char *entry = p->row_flush ? "mrow.next" : "flush", *done = p->row_flush ? "f.done" : "edges";
+  snprintf(rows, sizeof rows, p->row_flush ? "%d" : "%%vb", p->micro);
+  if (p->row_flush) { /* lowered here, in mrow.next: both row loops use it */
+    b0 = ixj__iprog_emit(&e->lw.prog, IOP_ADD, IPROG_S64, IPROG_NSW, b0, input(e, IPROG_S64, "%%bi.o", 0), -1, 0);
+    flush(e, t);
+  }
+  ixj__text_put(t, "%s  %%f.va = add i64 %%va, 0\n", p->row_flush ? "" : "flush:\n");
+  /* inside a row, a row of blocks has sent its lines block by block (emit_block_lines) */
+  ixj__text_put(t, "  %%f.n = mul nuw nsw i64 %%f.va, %zu\n  br i1 %%f.inner, label %%%s, label %%frow\n\n", p->elem_size,
+                p->row_flush == PLAN_FLUSH_BLOCKS ? "f.done" : "fin");
+  if (p->row_flush != PLAN_FLUSH_BLOCKS) {
+    /* Inside a row (neither its first tile nor its last) every row piece is
+     * (tile width) x elem_size / 64 whole lines from its head h on (for 0 < h < 64 the
+     * last one ends in the halo): no masks, no bounds, a constant count, about
+     * a third of the instructions of the loop below, which was most of a staged
+     * tile's work in cache. */
+    name id = emit_flush_row(e, t, "fin", "fi", "fin", entry, od, b0, a0);
+    ixj__text_put(t, "  %%i.d = getelementptr %s, ptr %%bp.0, i64 %s\n  %%i.a = ptrtoint ptr %%i.d to i64\n"
+                     "  %%i.neg = sub i64 0, %%i.a\n  %%i.h = and i64 %%i.neg, 63\n"
+                     "  %%i.so = mul nuw nsw i64 %%fi.o, %d\n  %%i.sh = add nuw nsw i64 %%i.so, %%i.h\n"
+                     "  %%i.s = getelementptr i8, ptr %%stage, i64 %%i.sh\n  %%i.dh = getelementptr i8, ptr %%i.d, i64 %%i.h\n",
+                  e->scalar, id.s, stage_row_bytes(p));
+    for (int k = 0; k < ixj__plan_tile_edge_a(p) * (int)p->elem_size / 64; k++)
+      ixj__text_put(t, "  %%i.s%d = getelementptr i8, ptr %%i.s, i64 %d\n  %%i.v%d = load <8 x i64>, ptr %%i.s%d, align 1\n"
+                       "  %%i.d%d = getelementptr i8, ptr %%i.dh, i64 %d\n"
+                       "  store <8 x i64> %%i.v%d, ptr %%i.d%d, align 64%s, %s\n",
+                    k, 64 * k, k, k, k, 64 * k, k, k, nt, md);
+    ixj__text_put(t, "  %%fi.next = add nuw nsw i64 %%fi.o, 1\n  %%fi.more = icmp slt i64 %%fi.next, %s\n"
+                     "  br i1 %%fi.more, label %%fin, label %%%s\n\n", rows, done);
+  }
+  name d = emit_flush_row(e, t, "frow", "fj", "fline", entry, od, b0, a0);
   ixj__text_put(t, "  %%f.d = getelementptr %s, ptr %%bp.0, i64 %s\n", e->scalar, d.s);
   ixj__text_put(t, "  %%f.so = mul nuw nsw i64 %%fj.o, %d\n  %%f.s = getelementptr i8, ptr %%stage, i64 %%f.so\n",
                 stage_row_bytes(p));
@@ -1265,8 +1309,9 @@ static void emit_stage_flush(emitter *e, text *t, int od, int b0, int a0) {
                    "  %%fk.next = add nuw nsw i64 %%fk.o, 64\n  %%fk.more = icmp ult i64 %%fk.next, %%f.e\n"
                    "  br i1 %%fk.more, label %%fline.body, label %%fline\n\n",
                 lines_from, nt, md);
-  ixj__text_put(t, "fline:\n  %%fj.next = add nuw nsw i64 %%fj.o, 1\n  %%fj.more = icmp slt i64 %%fj.next, %%vb\n"
-                   "  br i1 %%fj.more, label %%frow, label %%edges\n\n");
+  ixj__text_put(t, "fline:\n  %%fj.next = add nuw nsw i64 %%fj.o, 1\n  %%fj.more = icmp slt i64 %%fj.next, %s\n"
+                   "  br i1 %%fj.more, label %%frow, label %%%s\n\n", rows, done);
+  if (p->row_flush) ixj__text_put(t, "f.done:\n");
 }
 
 /* A partial line of a spanning tile (emit_span_flush), `n` bytes (0 < n <
@@ -1627,7 +1672,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   if (vectors && p->unzip) emit_micro_unzip(e, &part[TL_MICRO], sbase, dst_row);
   else if (vectors && p->zip) emit_micro_zip(e, &part[TL_MICRO], src_row, dbase);
   else if (vectors) emit_micro_transpose(e, &part[TL_MICRO], group, src_row, dst_row, sequential ? pf_row : NULL);
-  if (vectors && p->staged && p->span) /* one row of blocks, 64 bytes before and after it, from a page's start */
+  if (vectors && p->staged && (p->span || p->row_flush)) /* one row of blocks, 64 bytes before and after it, from a page's start */
     ixj__text_put(&part[TL_SETUP],
                   "  %%stage.a = alloca [%d x i8], align 64\n  %%stage.i = ptrtoint ptr %%stage.a to i64\n"
                   "  %%stage.t = sub i64 0, %%stage.i\n  %%stage.k = and i64 %%stage.t, 4095\n"
@@ -1646,16 +1691,16 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
       emit_span_flush(p, &part[TL_ROW_FLUSH]);
       emit_span_setup(p, &part[TL_SPAN_SETUP], e->scalar, span_corner.s);
     } else {
-      emit_stage_flush(e, &part[TL_FLUSH], od, corner[0], corner[1]);
+      emit_stage_flush(e, &part[p->row_flush ? TL_ROW_FLUSH : TL_FLUSH], od, corner[0], corner[1]);
     }
   }
   /* a staged tile's blocks run on into the halo where the next tile has blocks */
-  char halo[256];
+  char halo[384];
   name a0n = ref(e, corner[1]);
   snprintf(halo, sizeof halo,
            "  %%f.rest = sub nsw i64 %lld, %s\n  %%f.halo = icmp sge i64 %%f.rest, %d\n"
-           "  %%va.x = select i1 %%f.halo, i64 %d, i64 %%va\n",
-           (long long)extent[1], a0n.s, Ta + v * group, Ta + v * group);
+           "  %%va.x = select i1 %%f.halo, i64 %d, i64 %%va\n  %%f.mid = icmp ne i64 %s, 0\n  %%f.inner = and i1 %%f.mid, %%f.halo\n",
+           (long long)extent[1], a0n.s, Ta + v * group, Ta + v * group, a0n.s);
 
   /* the edges: a row b, then each element a of it */
   int b = input(e, IPROG_S64, "%%b.o", 0), a = input(e, IPROG_S64, "%%a.o", 0);
@@ -1723,7 +1768,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
         snprintf(out_s, 320, "  %%%si.next = add nuw nsw i64 %%%si, %s\n  %%%scont.v = icmp slt i64 %%%si.next, %s", c, c, step, c,
                  c, k ? "%vb" : p->staged && vectors ? "%va.x" : "%va");
     }
-    bool row_flush = vectors && p->staged && p->span; /* emit_span_flush */
+    bool span_flush = vectors && p->staged && p->span; /* emit_span_flush */
+    bool row_flush = span_flush || (vectors && p->staged && p->row_flush);
     char mrow_phis[128];
     snprintf(mrow_phis, sizeof mrow_phis, "  %%sp.done = phi i64 [ %%sp.h, %%%s ], [ %%rf.e, %%rf.carry ]\n",
              vectors && p->gather ? "gather" : "tile.body");
@@ -1736,10 +1782,11 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                         "BLOCKS_DONE", row_flush ? "edges" : vectors && p->staged ? "flush" : no_blocks, "NO_BLOCKS", no_blocks,
                         "HALO", vectors && p->staged ? halo : "", "A_NEXT", a_next, "B_NEXT", b_next,
                         "SPAN_SETUP", body(&part[TL_SPAN_SETUP]), "ROW_FLUSH", body(&part[TL_ROW_FLUSH]),
-                        "MROW_LATCH", row_flush ? "rf.carry" : "mrow.next", "MROW_PHIS", row_flush ? mrow_phis : "",
+                        "MROW_LATCH", span_flush ? "rf.carry" : row_flush ? "f.done" : "mrow.next",
+                        "MROW_PHIS", span_flush ? mrow_phis : "",
                         "BLOCK_EXTENTS", extents, "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
                         "METADATA", md ? md : "", "LINKAGE", e->part ? "internal " : "",
-                        "MD_BLOCK_COLS", block_cols, "GATHER", body(&part[TL_GATHER]),
+                        "MD_BLOCK_COLS", block_cols, "MCOL_LATCH", vectors && p->row_flush == PLAN_FLUSH_BLOCKS ? "bl.done" : "mcol", "GATHER", body(&part[TL_GATHER]),
                         "BLOCKS_START", vectors && p->gather ? "gather" : "mrow", "MROW_FROM", vectors && p->gather ? "gather" : "tile.body"};
     st = ixj__template_fill(ixj__template_tiled, kv, (int)(sizeof kv / sizeof *kv / 2), out, err);
   }

@@ -773,12 +773,35 @@ static int super_width(uint64_t n, bool pad) {
  * wide 1.02-1.30x; twice as wide at 4 and 8 bytes (halo a half and a
  * quarter) 0.76-0.92x. */
 #define WIDE_TILES 4
+/* On Zen cores with AVX-512, streamed, a staged tile that does not span its
+ * rows stages one row of blocks (and its halo) at a time, as a span does,
+ * not the whole tile (plan.row_flush): its rows go out after each row of
+ * blocks (PLAN_FLUSH_ROWS), so that the streaming stores come between the
+ * loads and the buffer stays a few KiB (a 64 x 64 float tile's was 20 KiB).
+ * Whole-register blocks (4 and 8 bytes) inside a row (a tile before, a halo
+ * after) send each line as soon as a block completes it (PLAN_FLUSH_BLOCKS),
+ * as unstaged blocks store theirs. Environment switches, ixjit / the
+ * ceiling, 1 / 2 threads (round 20): after each row of blocks (two
+ * alternations) 4000 x 4030 floats 0.61-0.62 / 0.68 -> 0.66-0.72 /
+ * 0.76-0.83, 2850 x 2830 doubles 0.61-0.62 / 0.78-0.83 -> 0.69-0.70 /
+ * 0.85-0.92, 5700 x 5701 halves 0.51-0.52 / 0.50-0.74 -> 0.49-0.50 /
+ * 0.75-0.80, 8000 x 8010 bytes 0.48-0.51 / 0.52-0.53 -> 0.47-0.48 /
+ * 0.70-0.72; then line by line inside rows (three alternations) floats
+ * 0.62-0.67 / 0.62-0.80 -> 0.69-0.76 / 0.84-0.87, doubles the same
+ * (29.6-31.3 GB/s both at 1 thread), stacked halves and bytes 4-6% slower
+ * (halves 25.2-25.8 against 26.5-27.1 GB/s, bytes 23.3-23.6 against
+ * 24.4-24.7), so those keep PLAN_FLUSH_ROWS. Staged in cache the smaller
+ * buffer did not help: 500^2 floats and 362^2 doubles still ran at
+ * 0.41-0.59 staged against 0.67-0.90 in place, as in round 18. Not measured
+ * elsewhere (Intel, AVX2): those keep the whole tile. */
 static void stage_tiles(ixj_plan *p, const plan_request *req) {
   p->staged = staged_rows(p, req->cpu_vector_bytes);
   int64_t a = ixj__plan_tile_a_extent(p);
   p->span = p->staged && dst_rows_back_to_back(p) &&
             !ixj__plan_a_bytes_at_least(p, (p->nontemporal ? SPAN_BYTES : SPAN_BYTES_IN_CACHE) + 1);
   if (p->staged && !p->nontemporal && !p->span && req->cpu_zen) p->staged = 0; /* Zen, in cache: above */
+  if (p->staged && !p->span && p->nontemporal && req->cpu_zen && req->cpu_vector_bytes == 64)
+    p->row_flush = p->stack ? PLAN_FLUSH_ROWS : PLAN_FLUSH_BLOCKS;
   bool wide = p->staged && !p->span && p->tile * (int64_t)p->elem_size == 64 && a >= 2 * WIDE_TILES * p->tile;
   p->tile_a = p->span ? (int)a : wide ? WIDE_TILES * p->tile : 0;
 }
@@ -944,6 +967,11 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, rows = e == 4 || e == 8 ? 16 : e == 16 ? 8 : 0;
   if (req->gpu || !req->cpu_zen || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal) return;
   if (e <= 2) {
+    /* staged wide halves read two lines of each source row too (64 x 128
+     * tiles): 0.46-0.51 -> 0.58-0.60 at 1 thread for 5700 x 5701 (two
+     * alternations; 64 x 64 and 128 x 64 the same as 32 x 128, 128 x 128
+     * 0.55-0.57); bytes gained nothing from 128 along b (round 20) */
+    if (e == 2 && p->row_flush && p->tile_a == WIDE_TILES * p->tile) p->tile *= 2;
     if (zen_two_line_rows(p)) {
       p->tile_a = 2 * p->tile;
       if (e == 2) p->tile *= 2; /* two lines of each source row too (above) */
@@ -1339,9 +1367,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   ixj__textbuf_put(&b, "ixjit-kernel/2 target=%s op=%s elem=%zu strategy=%s bits=%d vec=%d nt=%d tile=%d micro=%d",
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
-  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d gather=%d tile_a=%d span=%d"
+  ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d gather=%d tile_a=%d span=%d row_flush=%d"
                    " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d row_group=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
-                   p->zip, p->unzip, p->stack, p->staged, p->gather, p->tile_a, p->span, p->super_a, p->super_b, p->prefetch, p->store_pitch,
+                   p->zip, p->unzip, p->stack, p->staged, p->gather, p->tile_a, p->span, p->row_flush, p->super_a, p->super_b, p->prefetch, p->store_pitch,
                    p->row_lanes, p->row_group, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS)

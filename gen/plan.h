@@ -68,6 +68,8 @@ enum {
 
 /* plan.staged: how a staged tile's partial lines are stored */
 enum { PLAN_STAGED_MASKED = 1, PLAN_STAGED_BYTES = 2 };
+/* plan.row_flush: when a staged tile that does not span its rows sends them */
+enum { PLAN_FLUSH_ROWS = 1, PLAN_FLUSH_BLOCKS = 2 };
 /* plan.row_group: each row of a group moves this many bytes in turn (a line) */
 #define PLAN_ROW_GROUP_STEP_BYTES 64
 
@@ -131,6 +133,10 @@ typedef struct ixj_plan {
                        to back, so that a tile's rows are one contiguous run, staged a row of blocks at a time
                        and sent out as whole lines after each (emit_span_flush); rows shorter than a line too,
                        where blocks would not cover them (short_span in plan.c) */
+  int row_flush;    /* TILED on a CPU, staged, not spanning: the buffer holds one row of blocks and its halo,
+                       whose rows go out after each row of blocks (PLAN_FLUSH_ROWS, emit_stage_flush), or,
+                       inside a row, each line as soon as a block completes it (PLAN_FLUSH_BLOCKS,
+                       emit_block_lines); 0: the buffer holds the whole tile, sent after its last block */
   int prefetch;     /* CPU, streamed (and Zen's tiles in cache): the kernel prefetches (non-zero) or not (0). TILED: whole-register blocks
                        prefetch each source row into L1, two tiles ahead (PLAN_PREFETCH_FAR; not where the tile's
                        source rows crowd one L1 set), or one tile ahead, crowded or not (PLAN_PREFETCH_NEAR, where

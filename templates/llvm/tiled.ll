@@ -14,7 +14,10 @@
 ; a buffer on the stack, a column of them more (the halo) where the next tile
 ; has blocks, and each tile row goes out as whole lines (emit_stage_flush);
 ; a tile spanning a (plan.span) stages one row of blocks at a time and sends
-; the lines it completed out after each (emit_span_flush).
+; the lines it completed out after each (emit_span_flush); so does a tile
+; with plan.row_flush, its rows after each row of blocks (the flush inline in
+; mrow.next, on to f.done), or inside a row each line as soon as a block
+; completes it (emit_block_lines: the block loop's latch is then bl.done).
 ; signature: @@SIGNATURE@@
 ; "ixjit-no-vectorize": its vectors are written here; the JIT leaves LLVM's
 ; loop vectorizer out of a module of such functions (runtime/jit_llvm.c)
@@ -62,7 +65,7 @@ mrow:
   br label %mcol
 
 mcol:
-  %ai = phi i64 [ 0, %mrow ], [ %ai.next, %mcol ]
+  %ai = phi i64 [ 0, %mrow ], [ %ai.next, %@@MCOL_LATCH@@ ]
   %ai.o = call i64 asm "", "=r,0"(i64 %ai) nounwind memory(none)
 @@MICRO_BLOCK@@
 @@A_NEXT@@
