@@ -872,11 +872,13 @@ static void emit_asm_stages(text *t, const char *call, const char *const *in, co
  * hi the odd ones; of 32-byte ones vperm2i128 with AVX2, vshufi64x2 with
  * AVX-512VL, whose registers 16-31 have no VEX form), exactly the shuffles of
  * stage_source. One statement where the registers hold the rows and a
- * scratch one; 32 rows of 32-byte vectors with 32 registers (1-byte blocks
- * on Zen cores) in four: the chunk stage first, as two statements of 8
- * pairs (rows i and i + 16), then the unpacks of rows 0-15 and of 16-31 (the
- * stages act on disjoint index bits, the chunk's and the lanes' within
- * chunks, so their order does not change the result). Defines
+ * scratch one; 32 rows with 32 registers (32-byte vectors of bytes, 64-byte
+ * ones of halves: crowded blocks on Zen cores) in four: the stages but the
+ * last on rows 0-15 and on 16-31, then the last (rows i and i + 16, a chunk
+ * stage) as two statements of 8 pairs. The last stage acts on an index bit
+ * of its own, so it may come apart from the others; but not first: where
+ * there are two chunk stages (halves), they move the chunks in turn and
+ * must keep their order. Defines
  * %x<blk>.s<stages>.<i>. */
 static void emit_asm_network(text *t, int blk, int v, int stages, int in_bits, int elem, int vector_bytes, bool evex,
                              const char *vt) {
@@ -895,29 +897,29 @@ static void emit_asm_network(text *t, int blk, int v, int stages, int in_bits, i
     emit_asm_stages(t, call, in, out, v, stages, bit, kind, in_bits, elem, vector_bytes, evex, vt);
     return;
   }
-  for (int i = 0; i < 32; i++) { /* the rows, after the chunk stage, after all */
+  for (int i = 0; i < 32; i++) { /* the rows, after the stages within halves, after all */
     snprintf(names[0][i], sizeof names[0][i], "%%x%d.s0.%d", blk, i);
     snprintf(names[1][i], sizeof names[1][i], "%%x%d.c.%d", blk, i);
     snprintf(names[2][i], sizeof names[2][i], "%%x%d.s%d.%d", blk, stages, i);
   }
-  for (int h = 0; h < 2; h++) { /* rows 8h..8h+7 and their pairs 16 on, as rows 0-7 and 8-15 */
-    for (int j = 0; j < 16; j++) {
-      int r = j < 8 ? 8 * h + j : 16 + 8 * h + j - 8;
-      in[j] = names[0][r];
-      out[j] = names[1][r];
-    }
-    bit[0] = 8, kind[0] = stages - 1;
-    snprintf(call, sizeof call, "%%x%d.nc%d", blk, h);
-    emit_asm_stages(t, call, in, out, 16, 1, bit, kind, in_bits, elem, vector_bytes, evex, vt);
-  }
   for (int g = 0; g < 2; g++) {
     for (int j = 0; j < 16; j++) {
-      in[j] = names[1][16 * g + j];
-      out[j] = names[2][16 * g + j];
+      in[j] = names[0][16 * g + j];
+      out[j] = names[1][16 * g + j];
     }
     for (int k = 0; k < stages - 1; k++) bit[k] = 1 << k, kind[k] = k;
     snprintf(call, sizeof call, "%%x%d.nu%d", blk, g);
     emit_asm_stages(t, call, in, out, 16, stages - 1, bit, kind, in_bits, elem, vector_bytes, evex, vt);
+  }
+  for (int h = 0; h < 2; h++) { /* rows 8h..8h+7 and their pairs 16 on, as rows 0-7 and 8-15 */
+    for (int j = 0; j < 16; j++) {
+      int r = j < 8 ? 8 * h + j : 16 + 8 * h + j - 8;
+      in[j] = names[1][r];
+      out[j] = names[2][r];
+    }
+    bit[0] = 8, kind[0] = stages - 1;
+    snprintf(call, sizeof call, "%%x%d.nc%d", blk, h);
+    emit_asm_stages(t, call, in, out, 16, 1, bit, kind, in_bits, elem, vector_bytes, evex, vt);
   }
 }
 
@@ -971,6 +973,8 @@ static void emit_micro_transpose(emitter *e, text *t, int group, const int *src_
                 (lanes * unit < 64 || p->vector_bytes == 64); /* (512-bit types legal only with the attribute below) */
   /* 32 rows of 32-byte vectors in 32 registers: in four statements */
   in_asm = in_asm || (p->asm_regs == 32 && v == 32 && lanes * unit == 32 && stages == in_bits + 1);
+  /* and 32 rows of 64-byte vectors (crowded halves on Zen cores), two chunk stages */
+  in_asm = in_asm || (p->asm_regs == 32 && v == 32 && lanes * unit == 64 && p->vector_bytes == 64);
   bool fences = !in_asm && stages > 1 && lanes * unit % 4 == 0; /* a vector of floats the same size */
   if (fences) { /* the fence's declaration, after the kernel's others */
     size_t used = strlen(e->declare);

@@ -331,7 +331,20 @@ static bool gather_bytes(const ixj_plan *p, const plan_request *req) {
  * Intel VM of round 8 stacked blocks beat the 32-byte ones on 8192^2 bytes
  * (0.56-0.59 against 0.50-0.53), so there they stay stacked. Since round 17
  * crowded bytes on a Zen with AVX-512 stay stacked and gather instead
- * (gather_bytes, above). */
+ * (gather_bytes, above).
+ *
+ * Since round 20 crowded halves with AVX-512 take whole 64-byte blocks (32 x
+ * 32 halves: their network fits the 32 registers as four inline-asm
+ * statements, emit_asm_network): a 64-byte block loads each source line once,
+ * whole, where the 32-byte ones loaded its two halves at different times and
+ * the rows, crowding one L1 set (32 KiB apart, a few L2 sets too), evicted
+ * it in between. An environment switch, two alternations, 1 / 2 threads,
+ * GB/s: NCHW -> NHWC of 64 half channels (`nchw_to_nhwc_e2`) 26.3-26.6 /
+ * 42.5-47.4 -> 41.3-43.1 / 48.9-73.4, the same in cache (1 MiB) 29.9-30.1 ->
+ * 48.2-48.6 at 1 thread, 4096 x 8192 halves 22.2 / 40.5-43.7 -> 23.3-27.9 /
+ * 41.0-43.1; compile 9.3 -> 10.4 ms (with LLVM's shuffles for the network
+ * instead, 16-17 ms at the same speed). Bytes keep 32-byte blocks: 64 rows
+ * of 64 bytes would need 64 registers. */
 static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
   int stacked = stacked_micro(p->elem_size, fused);
@@ -339,7 +352,7 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   bool unstack = req->cpu_vector_bytes != 64 || req->cpu_zen;
   bool crowded = stacked && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET;
   if (crowded && gather_bytes(p, req)) p->gather = 1;
-  else if (crowded && unstack) size_blocks(p, req, 32 / e, fused);
+  else if (crowded && unstack) size_blocks(p, req, (e == 2 && req->cpu_vector_bytes == 64 ? 64 : 32) / e, fused);
   int64_t extent_a = ixj__plan_tile_a_extent(p);
   /* aligned rows: the destination's start and the stride of every dim but a
    * (the row pitch, b_inner's outer part and the dims outside the tile; a
