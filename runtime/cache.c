@@ -146,7 +146,7 @@ void ixj__cache_set_retry_ms(kernel_cache *c, double ms) {
  * a FAILED entry's error under the lock). */
 static ixj_status outcome(const entry *e, int state, kernel_ref *kernel, ixj_error *err) {
   if (state == READY) {
-    *kernel = e->slot.kernel;
+    *kernel = ixj__slot_get(&e->slot);
     return IXJ_OK;
   }
   if (err) *err = e->error;
@@ -181,6 +181,7 @@ static entry *insert(kernel_cache *c, uint64_t h, const void *key, size_t key_le
   e->key_len = key_len;
   e->key = copy;
   atomic_init(&e->slot.state, COMPILING);
+  atomic_init(&e->slot.kernel, 0);
   atomic_init(&e->retry_at_us, 0);
   atomic_init(&e->pins, 0);
   atomic_init(&e->used, atomic_fetch_add_explicit(&c->tick, 1, memory_order_relaxed));
@@ -266,7 +267,7 @@ void ixj__cache_finish(kernel_cache *c, kernel_slot *slot, ixj_status st, const 
   else if (!absent) c->stats.compiles++;
   c->stats.compile_ms += ms;
   if (st == IXJ_OK) {
-    e->slot.kernel = *kernel;
+    ixj__slot_set(&e->slot, kernel);
     atomic_store_explicit(&e->slot.state, READY, memory_order_release);
   } else {
     if (!absent) c->stats.failures++;
@@ -335,7 +336,7 @@ void ixj__cache_leave(kernel_cache *c, unsigned token) {
 bool ixj__cache_use(kernel_cache *c, kernel_slot *slot, kernel_ref *k) {
   entry *e = (entry *)slot;
   if (atomic_load_explicit(&slot->state, memory_order_seq_cst) != READY) return false;
-  *k = slot->kernel;
+  *k = ixj__slot_get(slot);
   uint64_t now = atomic_load_explicit(&c->tick, memory_order_relaxed);
   if (atomic_load_explicit(&e->used, memory_order_relaxed) != now) /* a write per tick, not per hit */
     atomic_store_explicit(&e->used, now, memory_order_relaxed);
@@ -429,7 +430,10 @@ void ixj__cache_trim(kernel_cache *c, const kernel_slot *keep) {
   pthread_mutex_unlock(&c->lock);
   if (victims) {
     ixj__reader_synchronize(); /* nobody runs a victim's code now, and nobody new will: it is EVICTING */
-    for (entry *e = victims; e; e = e->victim_next) e->evict(e->evict_arg, &e->slot.kernel);
+    for (entry *e = victims; e; e = e->victim_next) {
+      kernel_ref k = ixj__slot_get(&e->slot);
+      e->evict(e->evict_arg, &k);
+    }
     pthread_mutex_lock(&c->lock);
     for (entry *e = victims; e; e = e->victim_next) {
       e->bytes = 0;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ixjit/context.h"
 
@@ -33,16 +34,34 @@ enum {
   KERNEL_EVICTED   /* its code is gone: the next lookup makes it again, into the same slot */
 };
 typedef struct kernel_slot {
-  atomic_int state;  /* KERNEL_*: PENDING while compiling, FAILED until a retry */
-  kernel_ref kernel; /* READY: written before the state */
+  atomic_int state;        /* KERNEL_*: PENDING while compiling, FAILED until a retry */
+  atomic_uintptr_t kernel; /* READY: a kernel_ref's bits, written before the state (ixj__slot_set) */
 } kernel_slot;
+_Static_assert(sizeof(kernel_ref) == sizeof(uintptr_t), "a kernel_ref is one pointer's bits");
+
+/* The slot's kernel, atomically: a reader outside a reader's section (a
+ * lookup's hit, a prepare) may read it while an evicted entry is made again
+ * into the same slot; the value it gets is then stale, and the use, inside
+ * a section, looks again (ixj__cache_use). Relaxed: the state's release
+ * store and acquire load order it. */
+static inline kernel_ref ixj__slot_get(const kernel_slot *s) {
+  uintptr_t bits = atomic_load_explicit(&s->kernel, memory_order_relaxed);
+  kernel_ref k;
+  memcpy(&k, &bits, sizeof k);
+  return k;
+}
+static inline void ixj__slot_set(kernel_slot *s, const kernel_ref *k) {
+  uintptr_t bits;
+  memcpy(&bits, k, sizeof bits);
+  atomic_store_explicit(&s->kernel, bits, memory_order_relaxed);
+}
 
 /* The slot's kernel into *k when it is ready; false otherwise. A kernel
  * that may be evicted is used only between ixj__cache_enter and
  * ixj__cache_leave (ixj__cache_use), or pinned (ixj__cache_pin). */
 static inline bool ixj__slot_kernel(const kernel_slot *s, kernel_ref *k) {
   if (atomic_load_explicit(&s->state, memory_order_acquire) != KERNEL_READY) return false;
-  *k = s->kernel;
+  *k = ixj__slot_get(s);
   return true;
 }
 
