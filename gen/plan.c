@@ -791,8 +791,8 @@ static int super_width(uint64_t n, bool pad) {
  * not the whole tile (plan.row_flush): its rows go out after each row of
  * blocks (PLAN_FLUSH_ROWS), so that the streaming stores come between the
  * loads and the buffer stays a few KiB (a 64 x 64 float tile's was 20 KiB).
- * Whole-register blocks (4 and 8 bytes) inside a row (a tile before, a halo
- * after) send each line as soon as a block completes it (PLAN_FLUSH_BLOCKS),
+ * Whole-register blocks (4 to 16 bytes, and crowded halves') inside a row (a
+ * tile before, a halo after) send each line as soon as a block completes it (PLAN_FLUSH_BLOCKS),
  * as unstaged blocks store theirs. Environment switches, ixjit / the
  * ceiling, 1 / 2 threads (round 20): after each row of blocks (two
  * alternations) 4000 x 4030 floats 0.61-0.62 / 0.68 -> 0.66-0.72 /
