@@ -1773,7 +1773,8 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                  c, k ? "%vb" : p->staged && vectors ? "%va.x" : "%va");
     }
     bool span_flush = vectors && p->staged && p->span; /* emit_span_flush */
-    bool row_flush = span_flush || (vectors && p->staged && p->row_flush);
+    /* a span's or a row_flush tile's rows go out after each row of blocks, in mrow.next */
+    bool flush_per_row = span_flush || (vectors && p->staged && p->row_flush);
     char mrow_phis[128];
     snprintf(mrow_phis, sizeof mrow_phis, "  %%sp.done = phi i64 [ %%sp.h, %%%s ], [ %%rf.e, %%rf.carry ]\n",
              vectors && p->gather ? "gather" : "tile.body");
@@ -1783,10 +1784,10 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
                         "NAME", kname, "SETUP", body(&part[TL_SETUP]), "MICRO_BLOCK", body(&part[TL_MICRO]),
                         "TILE_SETUP", body(&part[TL_TILE]), "B0", b0.s, "A0", a0.s, "BEND", bend.s, "AEND", aend.s,
                         "BROW", body(&part[TL_BROW]), "FLUSH", body(&part[TL_FLUSH]),
-                        "BLOCKS_DONE", row_flush ? "edges" : vectors && p->staged ? "flush" : no_blocks, "NO_BLOCKS", no_blocks,
+                        "BLOCKS_DONE", flush_per_row ? "edges" : vectors && p->staged ? "flush" : no_blocks, "NO_BLOCKS", no_blocks,
                         "HALO", vectors && p->staged ? halo : "", "A_NEXT", a_next, "B_NEXT", b_next,
                         "SPAN_SETUP", body(&part[TL_SPAN_SETUP]), "ROW_FLUSH", body(&part[TL_ROW_FLUSH]),
-                        "MROW_LATCH", span_flush ? "rf.carry" : row_flush ? "f.done" : "mrow.next",
+                        "MROW_LATCH", span_flush ? "rf.carry" : flush_per_row ? "f.done" : "mrow.next",
                         "MROW_PHIS", span_flush ? mrow_phis : "",
                         "BLOCK_EXTENTS", extents, "ACOL", body(&part[TL_ACOL]), "EXIT", exit_code(p),
                         "METADATA", md ? md : "", "LINKAGE", e->part ? "internal " : "",
