@@ -150,6 +150,12 @@ static void emit_setup_pointers(emitter *e, text *t) {
   if (e->p->op != IXJ_OP_FILL) return;
   if (e->p->vector_elems == 1) {
     ixj__text_put(t, "  %%value = load %s, ptr %%p.1, align 1\n", e->scalar);
+    if (!e->p->row_lanes) return;
+    /* the value across a row vector (plan.row_lanes) */
+    int lanes = e->p->row_lanes;
+    ixj__text_put(t, "  %%value.r1 = insertelement <%d x %s> poison, %s %%value, i32 0\n", lanes, e->scalar, e->scalar);
+    ixj__text_put(t, "  %%value.row = shufflevector <%d x %s> %%value.r1, <%d x %s> poison, <%d x i32> zeroinitializer\n",
+                  lanes, e->scalar, lanes, e->scalar, lanes);
     return;
   }
   /* one element at the value pointer, splat across the vector */
@@ -238,6 +244,43 @@ static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
   ixj__text_put(t, "  %%m%d.v = load %s, ptr %%m%d.s, align %d, !alias.scope !%d, !noalias !%d\n", k, e->elem, k, align,
                 MD_SRC_LIST, MD_DST_LIST);
   ixj__text_put(t, "  store %s %%m%d.v, ptr %%m%d.d, align %d%s\n", e->elem, k, k, align, store_md);
+}
+
+/* The points [%i.o, min(%i.o + L, %seg.end)) of a row (plan.masked_ends, L =
+ * plan.row_lanes): one masked vector load of the source's run and one masked
+ * store, or the fill's value stored masked. The mask is the low c bits of an
+ * L-bit integer, c = min(L, %seg.end - %i.o), 1 <= c <= L: all ones shifted
+ * right by L - c (0 .. L-1), which never shifts by the width. Masked lanes
+ * are neither read nor written, so a run's last vector reads nothing past the
+ * source's row and writes nothing outside the destination's; masked stores
+ * are plain (there are no masked streaming stores): they take the partial
+ * lines at a row's ends, which its neighbours share. Alignment 1: a row
+ * whose elements lie off their size moves all by this loop. */
+static void emit_masked_move(emitter *e, text *t, int dst_off, int src_off) {
+  const ixj_plan *p = e->p;
+  int k = e->tmp++, lanes = p->row_lanes;
+  const char *sc = e->scalar;
+  ixj__text_put(t, "  %%mk%d.n = sub i64 %%seg.end, %%i.o\n  %%mk%d.few = icmp ult i64 %%mk%d.n, %d\n", k, k, k, lanes);
+  ixj__text_put(t, "  %%mk%d.c = select i1 %%mk%d.few, i64 %%mk%d.n, i64 %d\n  %%mk%d.sh = sub i64 %d, %%mk%d.c\n", k, k, k,
+                lanes, k, lanes, k);
+  if (lanes < 64) ixj__text_put(t, "  %%mk%d.st = trunc i64 %%mk%d.sh to i%d\n", k, k, lanes);
+  else ixj__text_put(t, "  %%mk%d.st = add i64 %%mk%d.sh, 0\n", k, k);
+  ixj__text_put(t, "  %%mk%d.bits = lshr i%d -1, %%mk%d.st\n  %%mk%d.m = bitcast i%d %%mk%d.bits to <%d x i1>\n", k, lanes, k, k,
+                lanes, k, lanes);
+  name d = ref(e, dst_off);
+  ixj__text_put(t, "  %%mk%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, sc, d.s);
+  char value[24] = "%value.row";
+  if (src_off >= 0) {
+    name s = ref(e, src_off);
+    ixj__text_put(t, "  %%mk%d.s = getelementptr %s, ptr %%bp.1, i64 %s\n", k, sc, s.s);
+    ixj__text_put(t, "  %%mk%d.v = call <%d x %s> @llvm.masked.load.v%d%s.p0(ptr %%mk%d.s, i32 1, <%d x i1> %%mk%d.m, <%d x %s> "
+                  "poison), !alias.scope !%d, !noalias !%d\n", k, lanes, sc, lanes, sc, k, lanes, k, lanes, sc,
+                  MD_SRC_LIST, MD_DST_LIST);
+    snprintf(value, sizeof value, "%%mk%d.v", k);
+  }
+  ixj__text_put(t, "  call void @llvm.masked.store.v%d%s.p0(<%d x %s> %s, ptr %%mk%d.d, i32 1, <%d x i1> %%mk%d.m), "
+                "!alias.scope !%d, !noalias !%d\n", lanes, sc, lanes, sc, value, k, lanes, k, MD_DST_LIST,
+                MD_SRC_LIST);
 }
 
 /* Streaming stores are weakly ordered: fence them before the chunk is
@@ -375,6 +418,15 @@ static void emit_row_vector_move(emitter *e, text *vec, int row_dst, int row_src
   const char *t = e->scalar;
   int vi = input(e, IPROG_S64, counter, 0), shift = input(e, IPROG_S64, shift_name, 0);
   int od = ixj__lower_offset(lw, row_dst, 1, &vi, &unit, &zero, &p->shape[last]);
+  if (p->op == IXJ_OP_FILL) { /* the value's vector, row_src unused */
+    flush(e, vec);
+    name d = ref(e, od);
+    ixj__text_put(vec, "  %%vx%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, t, d.s);
+    ixj__text_put(vec, "  store <%d x %s> %%value.row, ptr %%vx%d.d, align %zu", lanes, t, k, lanes * p->elem_size);
+    if (p->nontemporal) ixj__text_put(vec, ", !nontemporal !%d", MD_NONTEMPORAL);
+    ixj__text_put(vec, ", !alias.scope !%d, !noalias !%d\n", MD_DST_LIST, MD_SRC_LIST);
+    return;
+  }
   int sc = ixj__iprog_emit(&lw->prog, IOP_ADD, IPROG_S64, IPROG_NSW, vi, shift, -1, 0); /* the source coordinate */
   int os = ixj__lower_offset(lw, row_src, 1, &sc, &s, &zero, &p->shape[last]);
   if (s == -1) /* the vector's lowest source element */
@@ -517,7 +569,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
     ixj__text_put(&part[EW_ROW], "  %%dl.%d = load %s, ptr %%d.%d.addr\n", j, e->it, j);
     outer[j] = input(e, lw->index, "%%dl.%d", j);
   }
-  int row_operands = p->op == IXJ_OP_COPY ? 2 : 1, row_off[2], off[2];
+  int row_operands = p->op == IXJ_OP_COPY ? 2 : 1, row_off[2] = {-1, -1}, off[2] = {-1, -1};
   for (int o = 0; o < row_operands; o++) {
     const plan_operand *x = &p->operand[o];
     row_off[o] = ixj__lower_offset(lw, ixj__iprog_const_s64(&lw->prog, x->head_offset), last, outer, x->stride,
@@ -534,7 +586,9 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
   } else {
     ixj__text_put(&part[EW_BRANCH], "  br label %%row.go\n");
   }
-  if (p->row_lanes) emit_row_vectors(e, &part[EW_VSETUP], &part[EW_VECTOR], row_off[0], row_off[1]);
+  /* a row shorter than a vector holds no whole line: its masked loop moves it */
+  bool row_vectors = p->row_lanes && p->shape[last] >= p->row_lanes;
+  if (row_vectors) emit_row_vectors(e, &part[EW_VSETUP], &part[EW_VECTOR], row_off[0], row_off[1]);
   else
     for (int k = 0; k < 2; k++)
       ixj__text_put(&part[EW_VSETUP], "  %%vbeg.%d = add i64 %%iend, 0\n  %%vend.%d = add i64 %%iend, 0\n  %%vshift.%d = add i64 0, 0\n",
@@ -556,7 +610,9 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
     off[o] = ixj__lower_chain(lw, x, v);
   }
   flush(e, in);
-  if (p->op == IXJ_OP_COPY) {
+  if (p->masked_ends) {
+    emit_masked_move(e, in, off[0], p->op == IXJ_OP_COPY ? off[1] : -1);
+  } else if (p->op == IXJ_OP_COPY) {
     emit_move(e, in, off[0], 1, off[1]);
   } else if (p->op == IXJ_OP_FILL) {
     emit_move(e, in, off[0], -1, -1);
@@ -600,6 +656,18 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
     snprintf(e->declare, sizeof e->declare, "declare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)",
              lanes, e->scalar, lanes, e->scalar, lanes);
   }
+  if (p->masked_ends) {
+    int lanes = p->row_lanes;
+    const char *sc = e->scalar;
+    size_t used = strlen(e->declare);
+    if (p->op == IXJ_OP_COPY)
+      used += (size_t)snprintf(e->declare + used, sizeof e->declare - used,
+                               "%sdeclare <%d x %s> @llvm.masked.load.v%d%s.p0(ptr, i32, <%d x i1>, <%d x %s>)", used ? "\n" : "",
+                               lanes, sc, lanes, sc, lanes, lanes, sc);
+    if (used < sizeof e->declare)
+      snprintf(e->declare + used, sizeof e->declare - used, "%sdeclare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)",
+               used ? "\n" : "", lanes, sc, lanes, sc, lanes);
+  }
   if (write_prefetch(p)) {
     size_t used = strlen(e->declare);
     snprintf(e->declare + used, sizeof e->declare - used, "%sdeclare void @llvm.prefetch.p0(ptr, i32, i32, i32)", used ? "\n" : "");
@@ -612,7 +680,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
     char extent[32], step[16], lanes[16], segments[8];
     snprintf(segments, sizeof segments, "%d", MD_SEGMENTS);
     snprintf(extent, sizeof extent, "%lld", (long long)p->shape[last]);
-    snprintf(step, sizeof step, "%d", p->vector_elems);
+    snprintf(step, sizeof step, "%d", p->masked_ends ? p->row_lanes : p->vector_elems);
     snprintf(lanes, sizeof lanes, "%d", p->row_lanes ? p->row_lanes : 1);
     /* 512-bit vectors stay whole even where LLVM's tuning prefers 256 bits */
     bool wide = p->row_lanes && (size_t)p->row_lanes * p->elem_size == 64;
@@ -628,7 +696,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
                         "VECTOR_SETUP", body(&part[EW_VSETUP]), "VECTOR", body(&part[EW_VECTOR]), "LANES", lanes,
                         "ROW_BRANCH", body(&part[EW_BRANCH]), "GROUP", body(&part[EW_GROUP]),
                         "ROW_GO", body(&part[EW_GO]), "VECTORS_ON", vector_group ? "%vgo" : "true",
-                        "NO_VECTORS", p->row_lanes ? "false" : "true",
+                        "NO_VECTORS", row_vectors ? "false" : "true",
                         "INNER_IV", opaque_inner_iv(p) ? OPAQUE_COPY("%i") : "  %i.o = add i64 %i, 0", "MD_SEGMENTS", segments,
                         "ATTRIBUTES", attributes,
                         "STEP", step, "CARRY", body(&part[EW_CARRY]), "EXIT", exit_code(p), "METADATA", md ? md : "",
@@ -1883,11 +1951,17 @@ static ixj_status emit_parts(const ixj_plan *p, const char *kname, const char *s
     snprintf(pname, sizeof pname, "%s.p%d", kname, k);
     st = emit_kernel(sub, pname, signature, true, declare, &code, err);
     if (st == IXJ_OK) ixj__text_put(&mod, "\n%s", code);
-    for (char *line = declare, *nl; st == IXJ_OK && *line; line = nl + (*nl != 0)) { /* each declaration once */
+    /* each function declared once: by its name, since the parts' emitters
+     * spell a declaration's parameters differently (`i32` or `i32 immarg`) */
+    for (char *line = declare, *nl; st == IXJ_OK && *line; line = nl + (*nl != 0)) {
       nl = line + strcspn(line, "\n");
-      char c = *nl;
+      char c = *nl, *at = strchr(line, '@');
       *nl = '\0';
-      if (!decls.buf || !strstr(decls.buf, line)) ixj__text_put(&decls, "%s\n", line);
+      char *paren = at ? strchr(at, '(') : NULL, after = paren ? paren[1] : '\0';
+      if (paren) paren[1] = '\0'; /* the key: "@name(" */
+      bool seen = decls.buf && strstr(decls.buf, at ? at : line);
+      if (paren) paren[1] = after;
+      if (!seen) ixj__text_put(&decls, "%s\n", line);
       *nl = c;
     }
     free(code);

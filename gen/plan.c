@@ -477,15 +477,64 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
  * the plan streams, which needs them aligned), the source by one or a few
  * vector loads and a shuffle. LLVM's loop vectorizer does not do this for
  * streaming stores (it needs the alignment ixjit finds at run time). Rows
- * shorter than two vectors keep the scalar loop. */
+ * shorter than two vectors keep the scalar loop.
+ *
+ * The same for INNER_CONTIGUOUS copies and fills whose rows do not all start
+ * on a vector or are not whole vectors long (a[:, 37:], a[:, 1:], rows of
+ * 100 elements), which choose_strategy leaves without vectors: they moved
+ * element by element. On an AVX-512 host the rest of each row (its head and
+ * tail, or all of a row shorter than a line) moves by masked loads and stores
+ * (plan.masked_ends), a vector at a time. Measured on a Zen 4 (ixjit / the
+ * ceiling, 1 / 2 threads; docs/cpu-path.md): 4096^2 floats from a[:, 37:]
+ * 0.65-0.69 / 0.96, bytes 0.18 / 0.16, halves 0.36 / 0.54 element by
+ * element, against 0.97-1.01 / 0.98-1.00, 0.96 / 0.93-0.98 and 1.02-1.04 /
+ * 0.96 with the vector loops. A fill or a copy whose source is rotated along
+ * the row (its pieces meet inside a segment) or strided keeps the scalar ends. */
 static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
-  if (req->gpu || p->strategy != PLAN_GENERAL || p->op != IXJ_OP_COPY || p->elem_size > 8) return;
+  bool unaligned_rows = p->strategy == PLAN_INNER_CONTIGUOUS && p->vector_elems == 1;
+  if (req->gpu || p->elem_size > 8) return;
+  if (p->op == IXJ_OP_COPY ? p->strategy != PLAN_GENERAL && !unaligned_rows : p->op != IXJ_OP_FILL || !unaligned_rows) return;
   int last = p->rank - 1, lanes = (req->cpu_vector_bytes == 64 ? 64 : 32) / (int)p->elem_size;
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
-  int64_t s = src->stride[last];
-  if (dst->num_tail || src->num_tail || dst->stride[last] != 1 || dst->rotate[last]) return;
-  if (s < -1 || s > 4 || p->shape[last] < 2 * lanes) return;
+  bool fill = p->op == IXJ_OP_FILL;
+  int64_t s = fill ? 1 : src->stride[last];
+  if (dst->num_tail || (!fill && src->num_tail) || dst->stride[last] != 1 || dst->rotate[last]) return;
+  bool masked = req->cpu_vector_bytes == 64 && s == 1 && (fill || !src->rotate[last]);
+  if (s < -1 || s > 4 || (!masked && p->shape[last] < 2 * lanes)) return;
   p->row_lanes = lanes;
+  p->masked_ends = masked;
+}
+
+/* Masked stores are plain stores: there are no masked streaming ones. Among
+ * a streamed row's streaming stores they cost far more than their lines
+ * (rows of 100 floats back to back, the ends masked: 0.35-0.38 of the
+ * ceiling at 1 thread, element by element by streaming stores 0.87; a write
+ * prefetch of the ends' lines, 2 or 8 KiB ahead, did not help). So once the
+ * plan streams: rows shorter than a vector, which hold no whole line, are
+ * stored plainly, masked (rows of 7 floats: 0.53-0.59 against 0.19-0.31 by
+ * streaming stores, element by element); 4- and 8-byte rows keep their ends
+ * element by element (`movnti`), and rows shorter than two vectors the scalar
+ * loop (rows of 24 floats: 0.51-0.52 / 0.73-0.76 so, 0.50-0.62 / 0.59-0.61
+ * plainly with masked ends); 1- and 2-byte
+ * elements have no streaming scalar store, and their rows with partial lines
+ * stream only from STREAM_ROW_MIN_BYTES: shorter, the whole copy stores
+ * plainly (bytes, rows of 100 / 1000 / 4000 / 16001 back to back, 1 thread:
+ * 0.43 / 0.53 / 0.84 / 0.91 streamed with masked ends, 0.53 / 0.75 / 0.70 /
+ * 0.72 plainly; halves, rows of 500 / 2000: 0.52 / 0.84 against 0.76 /
+ * 0.69). */
+#define STREAM_ROW_MIN_BYTES 2048
+static void streamed_row_ends(ixj_plan *p, const plan_request *req) {
+  if (!p->masked_ends || !p->nontemporal) return;
+  int last = p->rank - 1;
+  uint64_t row_bytes = (uint64_t)p->shape[last] * p->elem_size;
+  if (p->shape[last] < p->row_lanes) {
+    p->nontemporal = 0;
+  } else if (p->elem_size >= 4) {
+    p->masked_ends = 0;
+    if (p->shape[last] < 2 * p->row_lanes) p->row_lanes = 0;
+  } else if (row_bytes < STREAM_ROW_MIN_BYTES && !(row_bytes % 64 == 0 && dst_on_lines(p, req, last, -1))) {
+    p->nontemporal = 0;
+  }
 }
 
 /* A streamed copy of contiguous rows whose source rows lie far apart
@@ -1187,6 +1236,7 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   p->index_bits = narrow ? 32 : 64;
   bool out_of_cache = streams(p, req, cat_bytes);
   if (out_of_cache) p->nontemporal = 1;
+  streamed_row_ends(p, req);
   /* tiles stream only whole lines: rows on line boundaries, or staged */
   stage_tiles(p, req);
   if (p->strategy == PLAN_TILED && !p->dst_aligned && !p->staged) p->nontemporal = 0;
@@ -1277,6 +1327,9 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
     part->dst_aligned = sub->dst_aligned;
     part->nontemporal = sub->nontemporal;
     part->prefetch = sub->prefetch;
+    part->row_lanes = sub->row_lanes;
+    part->masked_ends = sub->masked_ends;
+    part->row_group = sub->row_group;
     part->memcpy = sub->strategy == PLAN_MEMCPY;
     part->work_units = sub->work_units;
     part->shift = 0;
@@ -1318,6 +1371,9 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
     tile_work(out, false);
   }
   out->prefetch = cat->part[k].prefetch;
+  out->row_lanes = cat->part[k].row_lanes;
+  out->masked_ends = cat->part[k].masked_ends;
+  out->row_group = cat->part[k].row_group;
   IXJ_ASSERT(err, out->work_units == cat->part[k].work_units && (out->strategy == PLAN_MEMCPY) == (cat->part[k].memcpy != 0));
   return IXJ_OK;
 }
@@ -1381,16 +1437,18 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
   ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d gather=%d tile_a=%d span=%d row_flush=%d"
-                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d row_group=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
+                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d masked_ends=%d row_group=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
                    p->zip, p->unzip, p->stack, p->staged, p->gather, p->tile_a, p->span, p->row_flush, p->super_a, p->super_b, p->prefetch, p->store_pitch,
-                   p->row_lanes, p->row_group, p->asm_regs, p->cat_axis);
+                   p->row_lanes, p->masked_ends, p->row_group, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS)
     ixj__textbuf_put(&b, " part_vector_bytes=%d part_zen=%d", p->part_vector_bytes, p->part_zen);
   for (int k = 0; k < p->num_parts; k++) {
     const plan_part *x = &p->part[k];
-    ixj__textbuf_put(&b, " part{input=%d vec=%d aligned=%d nt=%d prefetch=%d memcpy=%d shift=%d units=%llu}", x->input,
-                     x->vector_elems, x->dst_aligned, x->nontemporal, x->prefetch, x->memcpy, x->shift,
+    ixj__textbuf_put(&b, " part{input=%d vec=%d aligned=%d nt=%d prefetch=%d row_lanes=%d masked_ends=%d row_group=%d memcpy=%d"
+                     " shift=%d units=%llu}",
+                     x->input, x->vector_elems, x->dst_aligned, x->nontemporal, x->prefetch, x->row_lanes, x->masked_ends,
+                     x->row_group, x->memcpy, x->shift,
                      (unsigned long long)x->units);
   }
   for (int o = 0; o < p->num_operands; o++) {

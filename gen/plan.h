@@ -47,6 +47,9 @@ typedef struct plan_part {
   int dst_aligned;
   int nontemporal;
   int prefetch;     /* as planned with the request (plan.prefetch) */
+  int row_lanes;    /* as planned with the pointers (plan.row_lanes, plan.masked_ends, plan.row_group) */
+  int masked_ends;
+  int row_group;
   int memcpy;       /* a contiguous slice from a contiguous input: no kernel, a memcpy of points */
   int shift;        /* log2 of virtual units per work unit of the part */
   uint64_t start, units;
@@ -90,8 +93,12 @@ typedef struct ixj_plan {
   int tile;         /* TILED: tile edge in elements; dims rank-2 (src unit) and rank-1 (dst unit) */
   int micro;        /* TILED on a CPU: the in-register transpose's edge (a vector's lanes), 0 on a GPU */
   int vector_bytes; /* TILED on a CPU: bytes per vector of the micro-kernel */
-  int row_lanes;    /* GENERAL copy on a CPU whose rows are contiguous in the destination: lanes of the
+  int row_lanes;    /* GENERAL copy on a CPU whose rows are contiguous in the destination, or an
+                       INNER_CONTIGUOUS copy or fill whose rows are not all on vector boundaries: lanes of the
                        aligned vector loop in the middle of each row (0: none) */
+  int masked_ends;  /* row_lanes on an AVX-512 host, a fill or a copy whose source rows run forward one
+                       element a step: what the aligned vector loops leave of a row (its head and tail, all
+                       of a short row) moves by masked vector loads and stores, not element by element */
   int row_group;    /* INNER_CONTIGUOUS copy on a CPU, streamed, of short rows: this many rows (along dim
                        rank-2) move together, a vector of each in turn, wherever a chunk holds them whole
                        (0: a row at a time) */

@@ -607,6 +607,70 @@ static void row_vectors(void **state) {
   ixj_ixfun_free(s);
 }
 
+/* Inner-contiguous copies and fills whose rows are not all on vectors
+ * (plan.row_lanes with an INNER_CONTIGUOUS plan; plan.masked_ends): sources
+ * sliced off their lines (a[:, 1:]), destinations whose pitch is no whole
+ * number of vectors, rows shorter than a vector, than two, and long ones,
+ * batches; every element size the vector rows take, both vector widths,
+ * streamed and not, the destination off by one element and (64-byte vectors)
+ * by one byte. The sources end at an unmapped page, so a masked load that
+ * reached past a row's end would fault there only if its lanes were on; the
+ * guard bytes catch a masked store's. check() cuts the rows into chunks that
+ * start mid-row. Cats of parts of odd widths take the same kernels. */
+static void unaligned_rows(void **state) {
+  (void)state;
+  static const char *copies[][2] = {{"iota 37 100", "iota 37 164 | slice : 1:101"},
+                                    {"iota 50 7", "iota 50 9 | slice : 1:8"},
+                                    {"iota 21 30", "iota 21 40 | slice : 3:33"},
+                                    {"iota 9 1003", "iota 9 1100 | slice : 37:1040"},
+                                    {"iota 3 5 70", "iota 3 5 80 | slice : : 3:73"},
+                                    {"iota 30 200 | slice : 3:190", "iota 30 187"},
+                                    {"iota 12 130 | slice ::-1 5:", "iota 12 125"}};
+  for (size_t c = 0; c < sizeof copies / sizeof *copies; c++)
+    for (size_t e = 1; e <= 8; e *= 2) {
+      const char *srcs[1] = {copies[c][1]};
+      copy_all_ways(e, copies[c][0], copies[c][1], "inner_contiguous");
+      if (e > 1) check(IXJ_OP_COPY, e, 0, copies[c][0], 1, srcs, 64, 0, 1, "inner_contiguous"); /* elements off their size */
+    }
+  static const char *fills[] = {"iota 37 164 | slice : 1:101", "iota 50 9 | slice : 1:8", "iota 9 1100 | slice : 37:1040",
+                                "iota 30 200 | slice : 3:190"};
+  for (size_t c = 0; c < sizeof fills / sizeof *fills; c++)
+    for (size_t e = 1; e <= 8; e *= 2)
+      for (int vb = 32; vb <= 64; vb += 32)
+        for (int stream = 0; stream < 2; stream++)
+          check(IXJ_OP_FILL, e, 0, fills[c], 0, NULL, vb, (size_t)stream, 0, "inner_contiguous");
+  static const char *cat[] = {"iota 30 37", "iota 30 100 | slice : 1:"};
+  for (size_t e = 1; e <= 8; e *= 2)
+    for (int stream = 0; stream < 2; stream++) check(IXJ_OP_CAT, e, 1, "iota 30 136", 2, cat, 64, (size_t)stream, 0, "cat_parts");
+
+  /* which rows take which ends (streamed: streamed_row_ends in gen/plan.c):
+   * {copy (7: rows of 4000), elem, vector bytes, streamed, row_lanes, masked_ends, nontemporal} */
+  static const struct {
+    int copy;
+    size_t elem;
+    int vb, stream, lanes, masked, nt;
+  } cases[] = {{0, 4, 64, 0, 16, 1, 0}, {0, 4, 64, 1, 16, 0, 1},  {0, 4, 32, 0, 8, 0, 0},  {0, 1, 64, 0, 64, 1, 0},
+               {0, 1, 64, 1, 64, 1, 0}, {0, 1, 32, 0, 32, 0, 0},  {1, 4, 64, 1, 16, 1, 0}, {1, 4, 32, 0, 0, 0, 0},
+               {2, 4, 64, 1, 0, 0, 1},  {3, 1, 64, 1, 64, 1, 0},  {3, 4, 64, 1, 16, 0, 1}, {3, 8, 64, 0, 8, 1, 0},
+               {7, 1, 64, 1, 64, 1, 1}, {7, 2, 64, 1, 32, 1, 1}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    const char *dst = cases[c].copy == 7 ? "iota 3 4000" : copies[cases[c].copy][0];
+    const char *src = cases[c].copy == 7 ? "iota 3 4100 | slice : 1:4001" : copies[cases[c].copy][1];
+    ixj_plan *p = copy_plan(dst, src, cases[c].elem, cases[c].vb, 1, cases[c].stream, NULL);
+    char *ir = NULL;
+    assert_int_equal(p->strategy, PLAN_INNER_CONTIGUOUS);
+    if (p->row_lanes != cases[c].lanes || p->masked_ends != cases[c].masked || p->nontemporal != cases[c].nt)
+      fail_msg("case %zu: row_lanes %d, masked_ends %d, nontemporal %d; expected %d, %d, %d", c, p->row_lanes, p->masked_ends,
+               p->nontemporal, cases[c].lanes, cases[c].masked, cases[c].nt);
+    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+    assert_int_equal(strstr(ir, "@llvm.masked.load") != NULL, cases[c].masked);
+    bool vectors = cases[c].lanes && p->shape[p->rank - 1] >= cases[c].lanes; /* a row holds a whole line */
+    assert_int_equal(strstr(ir, "%vx0.l = load") != NULL, vectors);
+    free(ir);
+    free(p);
+  }
+}
+
 /* Staged tiles (plan.staged): streamed transposes into rows off lines, and
  * in-cache ones of 4- and 8-byte elements (copy_all_ways runs both).
  * Where the destination's rows are back to back and at most 1 KiB, a tile
@@ -1471,7 +1535,7 @@ int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major),
-                                     cmocka_unit_test(row_vectors), cmocka_unit_test(fill_orders),
+                                     cmocka_unit_test(row_vectors), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
