@@ -545,8 +545,120 @@ static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, in
   emit_row_vector_move(e, vec, row_dst, row_src, "%%vi.o", "%%vk.shift");
 }
 
+/* ---- packed rows ------------------------------------------------------------ */
+
+/* A copy of rows shorter than a few lines into a destination whose rows lie
+ * back to back (plan.packed_rows: rank 2, a[:, 1:101].copy()): the kernel
+ * walks the destination, not the rows. Each step fills one vector of L =
+ * plan.row_lanes elements at point q: lanes [0, m) from source row r at
+ * column c (m = min(k, n - c), k the step's lanes), lanes [m, k) from row r
+ * + 1 at column 0, one masked load each into the same register (the second
+ * addressed m elements before row r + 1's start, so that lane m reads its
+ * column 0; masked lanes are not read, so neither load reaches past a row it
+ * does not use). A row is at least L long, so a step touches at most two
+ * rows, and after it c + k < 2n: one compare carries the row. A step whose
+ * destination vector is a whole line (k = L and q on a line) stores it by one
+ * aligned, streamed or plain store; the steps before the chunk's first line
+ * and after its last store masked (k up to the line's end), plainly. So each
+ * line is one store however the rows fall on it, where a row at a time stored
+ * the line two rows share in two pieces. */
+static ixj_status emit_packed_rows(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
+  const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  int lanes = p->row_lanes, log_e = log2_of(p->elem_size);
+  long long n = (long long)p->shape[1], pitch = (long long)src->stride[0];
+  const char *t = e->scalar;
+  text steps = {0}, setup = {0};
+  emit_setup_pointers(e, &setup);
+  int begin = ixj__iprog_emit(&lw->prog, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%begin", 0), -1, -1, 0), digit[2];
+  ixj__lower_unflatten(lw, begin, 2, p->shape, (uint64_t)p->count - 1, digit);
+  flush(e, &setup);
+  name r0 = ref(e, digit[0]), c0 = ref(e, digit[1]);
+  const char *widen = e->lw.index == IPROG_U32 ? "zext i32" : "add i64"; /* the digits as i64 */
+  const char *to = e->lw.index == IPROG_U32 ? " to i64" : ", 0";
+  ixj__text_put(&setup, "  %%r0 = %s %s%s\n  %%c0 = %s %s%s\n", widen, r0.s, to, widen, c0.s, to);
+  ixj__text_put(&setup, "  %%srow.m = mul i64 %%r0, %lld\n  %%srow0 = add i64 %%srow.m, %lld\n  br label %%step\n", pitch,
+                (long long)src->head_offset);
+
+  text *b = &steps;
+  ixj__text_put(b, "step:\n  %%q = phi i64 [ %%begin, %%entry ], [ %%q.next, %%stored ]\n");
+  ixj__text_put(b, "  %%c = phi i64 [ %%c0, %%entry ], [ %%c.next, %%stored ]\n");
+  ixj__text_put(b, "  %%srow = phi i64 [ %%srow0, %%entry ], [ %%srow.next, %%stored ]\n");
+  ixj__text_put(b, "  %%more = icmp slt i64 %%q, %%end\n  br i1 %%more, label %%body, label %%exit\n\nbody:\n");
+  /* the destination vector at q: k lanes, to the line's end (a whole line where q is on one) */
+  ixj__text_put(b, "  %%dq = add i64 %%q, %lld\n  %%dp = getelementptr %s, ptr %%bp.0, i64 %%dq\n", (long long)dst->head_offset, t);
+  ixj__text_put(b, "  %%da = ptrtoint ptr %%dp to i64\n  %%doff = and i64 %%da, 63\n  %%dbytes = sub i64 64, %%doff\n");
+  /* elements off their size are never on a line: whole vectors, masked */
+  ixj__text_put(b, "  %%dk = lshr i64 %%dbytes, %d\n  %%dk0 = icmp eq i64 %%dk, 0\n  %%kb = select i1 %%dk0, i64 %d, i64 %%dk\n",
+                log_e, lanes);
+  ixj__text_put(b, "  %%left = sub i64 %%end, %%q\n  %%kfew = icmp ult i64 %%left, %%kb\n");
+  ixj__text_put(b, "  %%k = select i1 %%kfew, i64 %%left, i64 %%kb\n");
+  ixj__text_put(b, "  %%kfull = icmp eq i64 %%k, %d\n  %%online = icmp eq i64 %%doff, 0\n  %%whole = and i1 %%kfull, %%online\n", lanes);
+  /* masks: the low k lanes; of them, the low m from row r, the rest from row r + 1 */
+  ixj__text_put(b, "  %%rowleft = sub i64 %lld, %%c\n  %%mfew = icmp ult i64 %%rowleft, %%k\n", n);
+  ixj__text_put(b, "  %%m = select i1 %%mfew, i64 %%rowleft, i64 %%k\n");
+  const char *names[2] = {"k", "m"};
+  for (int j = 0; j < 2; j++) {
+    ixj__text_put(b, "  %%%s.sh = sub i64 %d, %%%s\n", names[j], lanes, names[j]);
+    if (lanes < 64) ixj__text_put(b, "  %%%s.st = trunc i64 %%%s.sh to i%d\n", names[j], names[j], lanes);
+    else ixj__text_put(b, "  %%%s.st = add i64 %%%s.sh, 0\n", names[j], names[j]);
+    ixj__text_put(b, "  %%%s.bits = lshr i%d -1, %%%s.st\n", names[j], lanes, names[j]);
+  }
+  ixj__text_put(b, "  %%n.bits = xor i%d %%m.bits, -1\n  %%two.bits = and i%d %%k.bits, %%n.bits\n", lanes, lanes);
+  ixj__text_put(b, "  %%k.mask = bitcast i%d %%k.bits to <%d x i1>\n  %%m.mask = bitcast i%d %%m.bits to <%d x i1>\n", lanes,
+                lanes, lanes, lanes);
+  ixj__text_put(b, "  %%two.mask = bitcast i%d %%two.bits to <%d x i1>\n", lanes, lanes);
+  ixj__text_put(b, "  %%s1.o = add i64 %%srow, %%c\n  %%s1 = getelementptr %s, ptr %%bp.1, i64 %%s1.o\n", t);
+  ixj__text_put(b, "  %%srow.n = add i64 %%srow, %lld\n  %%s2.o = sub i64 %%srow.n, %%m\n", pitch);
+  ixj__text_put(b, "  %%s2 = getelementptr %s, ptr %%bp.1, i64 %%s2.o\n", t);
+  ixj__text_put(b, "  %%ld1 = call <%d x %s> @llvm.masked.load.v%d%s.p0(ptr %%s1, i32 1, <%d x i1> %%m.mask, <%d x %s> poison), "
+                   "!alias.scope !%d, !noalias !%d\n", lanes, t, lanes, t, lanes, lanes, t, MD_SRC_LIST, MD_DST_LIST);
+  ixj__text_put(b, "  %%ld = call <%d x %s> @llvm.masked.load.v%d%s.p0(ptr %%s2, i32 1, <%d x i1> %%two.mask, <%d x %s> %%ld1), "
+                   "!alias.scope !%d, !noalias !%d\n", lanes, t, lanes, t, lanes, lanes, t, MD_SRC_LIST, MD_DST_LIST);
+  ixj__text_put(b, "  br i1 %%whole, label %%line, label %%piece\n\nline:\n");
+  ixj__text_put(b, "  store <%d x %s> %%ld, ptr %%dp, align 64", lanes, t);
+  if (p->nontemporal) ixj__text_put(b, ", !nontemporal !%d", MD_NONTEMPORAL);
+  ixj__text_put(b, ", !alias.scope !%d, !noalias !%d\n  br label %%stored\n\npiece:\n", MD_DST_LIST, MD_SRC_LIST);
+  ixj__text_put(b, "  call void @llvm.masked.store.v%d%s.p0(<%d x %s> %%ld, ptr %%dp, i32 1, <%d x i1> %%k.mask), "
+                   "!alias.scope !%d, !noalias !%d\n  br label %%stored\n\nstored:\n", lanes, t, lanes, t, lanes, MD_DST_LIST,
+                MD_SRC_LIST);
+  /* c + k < 2n: past the row's end is the next row */
+  ixj__text_put(b, "  %%q.next = add nuw nsw i64 %%q, %%k\n  %%c.k = add nuw nsw i64 %%c, %%k\n");
+  ixj__text_put(b, "  %%wrap = icmp uge i64 %%c.k, %lld\n  %%c.w = sub i64 %%c.k, %lld\n", n, n);
+  ixj__text_put(b, "  %%c.next = select i1 %%wrap, i64 %%c.w, i64 %%c.k\n  %%srow.next = select i1 %%wrap, i64 %%srow.n, i64 %%srow\n");
+  ixj__text_put(b, "  br label %%step, !llvm.loop !%d\n\nexit:\n%s\n  ret void\n}\n", MD_SEGMENTS, exit_code(p));
+
+  size_t used = (size_t)snprintf(e->declare, sizeof e->declare,
+                                 "declare <%d x %s> @llvm.masked.load.v%d%s.p0(ptr, i32, <%d x i1>, <%d x %s>)", lanes, t, lanes, t,
+                                 lanes, lanes, t);
+  if (used < sizeof e->declare)
+    snprintf(e->declare + used, sizeof e->declare - used, "\ndeclare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)",
+             lanes, t, lanes, t, lanes);
+  ixj_status st = ixj__lower_status(lw, err);
+  char *md = NULL;
+  if (st == IXJ_OK && !e->part) st = fill_metadata(&md, err);
+  text mod = {0};
+  if (st == IXJ_OK) {
+    ixj__text_put(&mod, "; ixjit %s kernel (packed rows: the destination's lines in turn)\n; signature: %s\n",
+                  ixj__plan_strategy_name(p->strategy), signature);
+    ixj__text_put(&mod, "define %svoid @%s(ptr %%ptrs, ptr %%offs, i64 %%begin, i64 %%end) nounwind "
+                        "\"min-legal-vector-width\"=\"512\" \"ixjit-no-vectorize\" {\nentry:\n%s\n%s",
+                  e->part ? "internal " : "", kname, body(&setup), body(&steps));
+    if (!e->part) ixj__text_put(&mod, "\n%s\n%s\n", md, e->declare);
+  }
+  if (st == IXJ_OK && (mod.oom || setup.oom || steps.oom)) st = ixj__fail(err, IXJ_ERR_NO_MEMORY, "out of memory while emitting IR");
+  if (st == IXJ_OK) *out = mod.buf;
+  else free(mod.buf);
+  free(md);
+  free(setup.buf);
+  free(steps.buf);
+  return st;
+}
+
 static ixj_status emit_elementwise(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
+  if (p->packed_rows) return emit_packed_rows(e, kname, signature, out, err);
   lower *lw = &e->lw;
   int r = p->rank, last = r - 1;
   text part[EW_PARTS] = {{0}};

@@ -505,6 +505,32 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
   p->masked_ends = masked;
 }
 
+/* Rows back to back in the destination (plan.packed_rows;
+ * emit_packed_rows in gen/emit_llvm.c): a rank-2 copy whose rows take masked
+ * ends (row_lanes with masked_ends) and are at least a vector long (a vector
+ * then holds at most two rows) walks the destination's vectors, one load or
+ * two each, instead of its rows: every line then goes out whole, by one
+ * store. Where it pays (Zen 4, ixjit / the ceiling, 1 / 2 threads, an
+ * environment switch alternated twice, row by row -> packed): 1- and 2-byte
+ * rows up to PACKED_MAX_ROW_BYTES (bytes, rows of 100 / 1000 / 4000: 0.56 /
+ * 0.55 -> 0.69-0.73 / 0.71-0.72, 0.67-0.73 / 0.71-0.73 -> 1.00 / 0.96-1.04,
+ * 0.85 / 0.92-0.94 -> 0.94 / 0.90-1.00; halves, rows of 500: 0.69-0.76 /
+ * 0.69-0.74 -> 0.90 / 0.95-0.97), whose rows otherwise store their ends
+ * plainly or all of themselves; and 4- and 8-byte rows shorter than two
+ * vectors, which otherwise move element by element (24 floats: 0.53-0.56 /
+ * 0.78-0.80 -> 0.81-0.86 / 0.87-0.95). Longer 4-byte rows keep their vector
+ * rows with streaming scalar ends, which run faster (rows of 64 / 100 / 300 /
+ * 1000 floats: 0.93-0.98 / 0.74-0.87 / 0.86-0.95 / 1.00-1.02 row by row,
+ * 0.83-0.89 / 0.49-0.55 / 0.78-0.81 / 0.79-0.81 packed). */
+#define PACKED_MAX_ROW_BYTES 4096
+static void choose_packed_rows(ixj_plan *p) {
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  if (p->strategy != PLAN_INNER_CONTIGUOUS || !p->masked_ends || p->op != IXJ_OP_COPY || p->rank != 2) return;
+  if (dst->stride[0] != p->shape[1] || dst->rotate[0] || src->rotate[0] || p->shape[1] < p->row_lanes) return;
+  bool pays = p->elem_size <= 2 ? p->shape[1] * (int64_t)p->elem_size <= PACKED_MAX_ROW_BYTES : p->shape[1] < 2 * p->row_lanes;
+  if (pays) p->packed_rows = 1;
+}
+
 /* Masked stores are plain stores: there are no masked streaming ones. Among
  * a streamed row's streaming stores they cost far more than their lines
  * (rows of 100 floats back to back, the ends masked: 0.35-0.38 of the
@@ -524,7 +550,7 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
  * 0.69). */
 #define STREAM_ROW_MIN_BYTES 2048
 static void streamed_row_ends(ixj_plan *p, const plan_request *req) {
-  if (!p->masked_ends || !p->nontemporal) return;
+  if (!p->masked_ends || !p->nontemporal || p->packed_rows) return;
   int last = p->rank - 1;
   uint64_t row_bytes = (uint64_t)p->shape[last] * p->elem_size;
   if (p->shape[last] < p->row_lanes) {
@@ -1236,6 +1262,7 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   p->index_bits = narrow ? 32 : 64;
   bool out_of_cache = streams(p, req, cat_bytes);
   if (out_of_cache) p->nontemporal = 1;
+  choose_packed_rows(p);
   streamed_row_ends(p, req);
   /* tiles stream only whole lines: rows on line boundaries, or staged */
   stage_tiles(p, req);
@@ -1330,6 +1357,7 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
     part->row_lanes = sub->row_lanes;
     part->masked_ends = sub->masked_ends;
     part->row_group = sub->row_group;
+    part->packed_rows = sub->packed_rows;
     part->memcpy = sub->strategy == PLAN_MEMCPY;
     part->work_units = sub->work_units;
     part->shift = 0;
@@ -1374,6 +1402,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
   out->row_lanes = cat->part[k].row_lanes;
   out->masked_ends = cat->part[k].masked_ends;
   out->row_group = cat->part[k].row_group;
+  out->packed_rows = cat->part[k].packed_rows;
   IXJ_ASSERT(err, out->work_units == cat->part[k].work_units && (out->strategy == PLAN_MEMCPY) == (cat->part[k].memcpy != 0));
   return IXJ_OK;
 }
@@ -1437,18 +1466,18 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
   ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d gather=%d tile_a=%d span=%d row_flush=%d"
-                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d masked_ends=%d row_group=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
+                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d masked_ends=%d packed=%d row_group=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
                    p->zip, p->unzip, p->stack, p->staged, p->gather, p->tile_a, p->span, p->row_flush, p->super_a, p->super_b, p->prefetch, p->store_pitch,
-                   p->row_lanes, p->masked_ends, p->row_group, p->asm_regs, p->cat_axis);
+                   p->row_lanes, p->masked_ends, p->packed_rows, p->row_group, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS)
     ixj__textbuf_put(&b, " part_vector_bytes=%d part_zen=%d", p->part_vector_bytes, p->part_zen);
   for (int k = 0; k < p->num_parts; k++) {
     const plan_part *x = &p->part[k];
-    ixj__textbuf_put(&b, " part{input=%d vec=%d aligned=%d nt=%d prefetch=%d row_lanes=%d masked_ends=%d row_group=%d memcpy=%d"
-                     " shift=%d units=%llu}",
+    ixj__textbuf_put(&b, " part{input=%d vec=%d aligned=%d nt=%d prefetch=%d row_lanes=%d masked_ends=%d row_group=%d packed=%d"
+                     " memcpy=%d shift=%d units=%llu}",
                      x->input, x->vector_elems, x->dst_aligned, x->nontemporal, x->prefetch, x->row_lanes, x->masked_ends,
-                     x->row_group, x->memcpy, x->shift,
+                     x->row_group, x->packed_rows, x->memcpy, x->shift,
                      (unsigned long long)x->units);
   }
   for (int o = 0; o < p->num_operands; o++) {

@@ -47,9 +47,10 @@ typedef struct plan_part {
   int dst_aligned;
   int nontemporal;
   int prefetch;     /* as planned with the request (plan.prefetch) */
-  int row_lanes;    /* as planned with the pointers (plan.row_lanes, plan.masked_ends, plan.row_group) */
+  int row_lanes;    /* as planned with the pointers (plan.row_lanes, masked_ends, row_group, packed_rows) */
   int masked_ends;
   int row_group;
+  int packed_rows;
   int memcpy;       /* a contiguous slice from a contiguous input: no kernel, a memcpy of points */
   int shift;        /* log2 of virtual units per work unit of the part */
   uint64_t start, units;
@@ -99,6 +100,10 @@ typedef struct ixj_plan {
   int masked_ends;  /* row_lanes on an AVX-512 host, a fill or a copy whose source rows run forward one
                        element a step: what the aligned vector loops leave of a row (its head and tail, all
                        of a short row) moves by masked vector loads and stores, not element by element */
+  int packed_rows;  /* INNER_CONTIGUOUS rank-2 copy on an AVX-512 host whose rows (one to a few lines, not
+                       all on vectors) lie back to back in the destination: the kernel walks the
+                       destination's vectors, each loaded from the one or two rows it holds (row_lanes
+                       lanes, masked) */
   int row_group;    /* INNER_CONTIGUOUS copy on a CPU, streamed, of short rows: this many rows (along dim
                        rank-2) move together, a vector of each in turn, wherever a chunk holds them whole
                        (0: a row at a time) */

@@ -625,7 +625,12 @@ static void unaligned_rows(void **state) {
                                     {"iota 9 1003", "iota 9 1100 | slice : 37:1040"},
                                     {"iota 3 5 70", "iota 3 5 80 | slice : : 3:73"},
                                     {"iota 30 200 | slice : 3:190", "iota 30 187"},
-                                    {"iota 12 130 | slice ::-1 5:", "iota 12 125"}};
+                                    {"iota 12 130 | slice ::-1 5:", "iota 12 125"},
+                                    /* packed rows (rank 2, rows back to back in the destination): 20 and 12
+                                       elements (floats, doubles), 700 (bytes, halves) */
+                                    {"iota 40 20", "iota 40 27 | slice : 3:23"},
+                                    {"iota 40 12", "iota 40 17 | slice : 2:14"},
+                                    {"iota 33 700", "iota 33 777 | slice : 7:707"}};
   for (size_t c = 0; c < sizeof copies / sizeof *copies; c++)
     for (size_t e = 1; e <= 8; e *= 2) {
       const char *srcs[1] = {copies[c][1]};
@@ -643,28 +648,36 @@ static void unaligned_rows(void **state) {
   for (size_t e = 1; e <= 8; e *= 2)
     for (int stream = 0; stream < 2; stream++) check(IXJ_OP_CAT, e, 1, "iota 30 136", 2, cat, 64, (size_t)stream, 0, "cat_parts");
 
-  /* which rows take which ends (streamed: streamed_row_ends in gen/plan.c):
-   * {copy (7: rows of 4000), elem, vector bytes, streamed, row_lanes, masked_ends, nontemporal} */
+  /* which rows take which ends (streamed: streamed_row_ends in gen/plan.c) and which walk the
+   * destination (choose_packed_rows): {copy (20: rows of 5000, 21: 4 x 3 rows of 700, not back to back), elem, vector
+   * bytes, streamed, row_lanes, masked_ends, nontemporal, packed_rows} */
   static const struct {
     int copy;
     size_t elem;
-    int vb, stream, lanes, masked, nt;
-  } cases[] = {{0, 4, 64, 0, 16, 1, 0}, {0, 4, 64, 1, 16, 0, 1},  {0, 4, 32, 0, 8, 0, 0},  {0, 1, 64, 0, 64, 1, 0},
-               {0, 1, 64, 1, 64, 1, 0}, {0, 1, 32, 0, 32, 0, 0},  {1, 4, 64, 1, 16, 1, 0}, {1, 4, 32, 0, 0, 0, 0},
-               {2, 4, 64, 1, 0, 0, 1},  {3, 1, 64, 1, 64, 1, 0},  {3, 4, 64, 1, 16, 0, 1}, {3, 8, 64, 0, 8, 1, 0},
-               {7, 1, 64, 1, 64, 1, 1}, {7, 2, 64, 1, 32, 1, 1}};
+    int vb, stream, lanes, masked, nt, packed;
+  } cases[] = {{0, 4, 64, 0, 16, 1, 0, 0},  {0, 4, 64, 1, 16, 0, 1, 0},  {0, 4, 32, 0, 8, 0, 0, 0},  {0, 1, 64, 0, 64, 1, 0, 1},
+               {0, 1, 64, 1, 64, 1, 1, 1},  {0, 1, 32, 0, 32, 0, 0, 0},  {1, 4, 64, 1, 16, 1, 0, 0},  {1, 4, 32, 0, 0, 0, 0, 0},
+               {2, 4, 64, 1, 16, 1, 1, 1},  {2, 4, 64, 0, 16, 1, 0, 1},  {2, 4, 32, 1, 8, 0, 1, 0},  {2, 8, 64, 1, 8, 0, 1, 0},
+               {3, 1, 64, 1, 64, 1, 1, 1},  {3, 4, 64, 1, 16, 0, 1, 0},  {3, 8, 64, 0, 8, 1, 0, 0},  {4, 4, 64, 0, 16, 1, 0, 0},
+               {7, 4, 64, 1, 16, 1, 1, 1},  {8, 8, 64, 1, 8, 1, 1, 1},   {9, 2, 64, 1, 32, 1, 1, 1},  {9, 4, 64, 1, 16, 0, 1, 0},
+               {20, 1, 64, 1, 64, 1, 1, 0}, {20, 2, 64, 1, 32, 1, 1, 0}, {21, 1, 64, 1, 64, 1, 0, 0}, {5, 1, 64, 1, 64, 1, 0, 0}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-    const char *dst = cases[c].copy == 7 ? "iota 3 4000" : copies[cases[c].copy][0];
-    const char *src = cases[c].copy == 7 ? "iota 3 4100 | slice : 1:4001" : copies[cases[c].copy][1];
+    const char *dst = cases[c].copy == 20 ? "iota 3 5000" : cases[c].copy == 21 ? "iota 4 3 700" : copies[cases[c].copy][0];
+    const char *src = cases[c].copy == 20   ? "iota 3 5100 | slice : 1:5001"
+                      : cases[c].copy == 21 ? "iota 4 4 777 | slice : 1: 7:707"
+                                            : copies[cases[c].copy][1];
     ixj_plan *p = copy_plan(dst, src, cases[c].elem, cases[c].vb, 1, cases[c].stream, NULL);
     char *ir = NULL;
     assert_int_equal(p->strategy, PLAN_INNER_CONTIGUOUS);
-    if (p->row_lanes != cases[c].lanes || p->masked_ends != cases[c].masked || p->nontemporal != cases[c].nt)
-      fail_msg("case %zu: row_lanes %d, masked_ends %d, nontemporal %d; expected %d, %d, %d", c, p->row_lanes, p->masked_ends,
-               p->nontemporal, cases[c].lanes, cases[c].masked, cases[c].nt);
+    if (p->row_lanes != cases[c].lanes || p->masked_ends != cases[c].masked || p->nontemporal != cases[c].nt ||
+        p->packed_rows != cases[c].packed)
+      fail_msg("case %zu: row_lanes %d, masked_ends %d, nontemporal %d, packed_rows %d; expected %d, %d, %d, %d", c, p->row_lanes,
+               p->masked_ends, p->nontemporal, p->packed_rows, cases[c].lanes, cases[c].masked, cases[c].nt, cases[c].packed);
     assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
     assert_int_equal(strstr(ir, "@llvm.masked.load") != NULL, cases[c].masked);
-    bool vectors = cases[c].lanes && p->shape[p->rank - 1] >= cases[c].lanes; /* a row holds a whole line */
+    assert_int_equal(strstr(ir, "(packed rows:") != NULL, cases[c].packed);
+    /* a row holds a whole line: the row's vector loop (none where the kernel walks the destination) */
+    bool vectors = cases[c].lanes && p->shape[p->rank - 1] >= cases[c].lanes && !cases[c].packed;
     assert_int_equal(strstr(ir, "%vx0.l = load") != NULL, vectors);
     free(ir);
     free(p);
