@@ -518,10 +518,12 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
  * 0.69-0.74 -> 0.90 / 0.95-0.97), whose rows otherwise store their ends
  * plainly or all of themselves; and 4- and 8-byte rows shorter than two
  * vectors, which otherwise move element by element (24 floats: 0.53-0.56 /
- * 0.78-0.80 -> 0.81-0.86 / 0.87-0.95). Longer 4-byte rows keep their vector
- * rows with streaming scalar ends, which run faster (rows of 64 / 100 / 300 /
- * 1000 floats: 0.93-0.98 / 0.74-0.87 / 0.86-0.95 / 1.00-1.02 row by row,
- * 0.83-0.89 / 0.49-0.55 / 0.78-0.81 / 0.79-0.81 packed). */
+ * 0.78-0.80 -> 0.81-0.86 / 0.87-0.95). Longer 4- and 8-byte rows keep their
+ * vector rows with streaming scalar ends, which ran as fast or faster, 1
+ * thread (rows of 100 / 300 / 1000 floats: 0.84-0.96 / 0.83-0.88 / 1.02 row
+ * by row, 0.84-0.86 / 0.83-0.85 / 0.86-0.92 packed; of 40 / 100 / 250
+ * doubles: 1.03-1.04 / 0.63-0.81 / 0.98-1.00 against 0.83-0.84 / 0.84-0.90 /
+ * 0.88-0.90). */
 #define PACKED_MAX_ROW_BYTES 4096
 static void choose_packed_rows(ixj_plan *p) {
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
