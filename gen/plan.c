@@ -511,11 +511,13 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
  * then holds at most two rows) walks the destination's vectors, one load or
  * two each, instead of its rows: every line then goes out whole, by one
  * store. Where it pays (Zen 4, ixjit / the ceiling, 1 / 2 threads, an
- * environment switch alternated twice, row by row -> packed): 1- and 2-byte
- * rows up to PACKED_MAX_ROW_BYTES (bytes, rows of 100 / 1000 / 4000: 0.56 /
- * 0.55 -> 0.69-0.73 / 0.71-0.72, 0.67-0.73 / 0.71-0.73 -> 1.00 / 0.96-1.04,
- * 0.85 / 0.92-0.94 -> 0.94 / 0.90-1.00; halves, rows of 500: 0.69-0.76 /
- * 0.69-0.74 -> 0.90 / 0.95-0.97), whose rows otherwise store their ends
+ * environment switch alternated two to four times, row by row -> packed):
+ * 1- and 2-byte rows (bytes, rows of 100 / 1000 / 4000: 0.56 / 0.55 ->
+ * 0.69-0.73 / 0.71-0.72, 0.67-0.73 / 0.71-0.73 -> 1.00 / 0.96-1.04, 0.85 /
+ * 0.92-0.94 -> 0.94 / 0.90-1.00; rows of 6000, 8191 and 16001 at 1 thread
+ * 0.75-0.91, 0.80-0.90 and 0.79-0.95 -> 0.90-1.00, 0.86-1.03 and 0.88-1.11;
+ * halves, rows of 500: 0.69-0.76 / 0.69-0.74 -> 0.90 / 0.95-0.97, of 4000
+ * 0.95-1.02 -> 0.91-0.97 at 1 thread), whose rows otherwise store their ends
  * plainly or all of themselves; and 4- and 8-byte rows shorter than two
  * vectors, which otherwise move element by element (24 floats: 0.53-0.56 /
  * 0.78-0.80 -> 0.81-0.86 / 0.87-0.95). Longer 4- and 8-byte rows keep their
@@ -524,13 +526,11 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
  * by row, 0.84-0.86 / 0.83-0.85 / 0.86-0.92 packed; of 40 / 100 / 250
  * doubles: 1.03-1.04 / 0.63-0.81 / 0.98-1.00 against 0.83-0.84 / 0.84-0.90 /
  * 0.88-0.90). */
-#define PACKED_MAX_ROW_BYTES 4096
 static void choose_packed_rows(ixj_plan *p) {
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   if (p->strategy != PLAN_INNER_CONTIGUOUS || !p->masked_ends || p->op != IXJ_OP_COPY || p->rank != 2) return;
   if (dst->stride[0] != p->shape[1] || dst->rotate[0] || src->rotate[0] || p->shape[1] < p->row_lanes) return;
-  bool pays = p->elem_size <= 2 ? p->shape[1] * (int64_t)p->elem_size <= PACKED_MAX_ROW_BYTES : p->shape[1] < 2 * p->row_lanes;
-  if (pays) p->packed_rows = 1;
+  if (p->elem_size <= 2 || p->shape[1] < 2 * p->row_lanes) p->packed_rows = 1;
 }
 
 /* Masked stores are plain stores: there are no masked streaming ones. Among
