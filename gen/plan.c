@@ -549,7 +549,12 @@ static void choose_packed_rows(ixj_plan *p) {
  * plainly (bytes, rows of 100 / 1000 / 4000 / 16001 back to back, 1 thread:
  * 0.43 / 0.53 / 0.84 / 0.91 streamed with masked ends, 0.53 / 0.75 / 0.70 /
  * 0.72 plainly; halves, rows of 500 / 2000: 0.52 / 0.84 against 0.76 /
- * 0.69). */
+ * 0.69). A fill of such rows stores plainly at every length: a[:, 1:] of
+ * 8192^2 bytes ran at 0.85-0.86 / 0.86-0.88 streamed with masked ends,
+ * 0.98-1.03 / 1.05-1.10 plainly, where NumPy's plain stores ran 0.93-0.99
+ * (two alternations; the ceiling measured after it the same either way:
+ * round 16 kept 64 MiB fills streamed for the dirty lines a plain fill leaves
+ * to what runs next, which did not show here). */
 #define STREAM_ROW_MIN_BYTES 2048
 static void streamed_row_ends(ixj_plan *p, const plan_request *req) {
   if (!p->masked_ends || !p->nontemporal || p->packed_rows) return;
@@ -560,7 +565,8 @@ static void streamed_row_ends(ixj_plan *p, const plan_request *req) {
   } else if (p->elem_size >= 4) {
     p->masked_ends = 0;
     if (p->shape[last] < 2 * p->row_lanes) p->row_lanes = 0;
-  } else if (row_bytes < STREAM_ROW_MIN_BYTES && !(row_bytes % 64 == 0 && dst_on_lines(p, req, last, -1))) {
+  } else if (p->op == IXJ_OP_FILL ||
+             (row_bytes < STREAM_ROW_MIN_BYTES && !(row_bytes % 64 == 0 && dst_on_lines(p, req, last, -1)))) {
     p->nontemporal = 0;
   }
 }

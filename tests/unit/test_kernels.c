@@ -684,6 +684,20 @@ static void unaligned_rows(void **state) {
     free(ir);
     free(p);
   }
+  /* fills of such rows, streamed: 4- and 8-byte rows stream with `movnti` ends, 1- and 2-byte ones
+   * (masked ends) store plainly */
+  for (size_t e = 1; e <= 8; e *= 2) {
+    ixj_ixfun *d = parse_ok(fills[2]);
+    plan_request req = {.op = IXJ_OP_FILL, .elem_size = e, .dst = d, .cpu_vector_bytes = 64, .last_level_cache = 1, .cpu_zen = 1};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->strategy, PLAN_INNER_CONTIGUOUS);
+    assert_int_equal(p->row_lanes, 64 / (int)e);
+    assert_int_equal(p->nontemporal, e >= 4);
+    assert_int_equal(p->masked_ends, e <= 2);
+    free(p);
+    ixj_ixfun_free(d);
+  }
 }
 
 /* Staged tiles (plan.staged): streamed transposes into rows off lines, and
