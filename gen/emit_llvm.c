@@ -246,6 +246,49 @@ static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
   ixj__text_put(t, "  store %s %%m%d.v, ptr %%m%d.d, align %d%s\n", e->elem, k, k, align, store_md);
 }
 
+/* %<mask>.bits, an i<lanes> value: its low `count` bits set (count an i64
+ * value from 1 to lanes), all ones shifted right by lanes - count, which
+ * never shifts by the width. */
+static void emit_low_lanes(text *t, const char *mask, const char *count, int lanes) {
+  ixj__text_put(t, "  %%%s.sh = sub i64 %d, %s\n", mask, lanes, count);
+  if (lanes < 64) ixj__text_put(t, "  %%%s.st = trunc i64 %%%s.sh to i%d\n", mask, mask, lanes);
+  else ixj__text_put(t, "  %%%s.st = add i64 %%%s.sh, 0\n", mask, mask);
+  ixj__text_put(t, "  %%%s.bits = lshr i%d -1, %%%s.st\n", mask, lanes, mask);
+}
+
+/* value = the lanes of `mask` (a <lanes x i1>) loaded from ptr, the others
+ * from `rest` (poison: none); a source load. */
+static void emit_masked_load(text *t, const emitter *e, const char *value, const char *ptr, const char *mask, const char *rest) {
+  int lanes = e->p->row_lanes;
+  const char *sc = e->scalar;
+  ixj__text_put(t, "  %s = call <%d x %s> @llvm.masked.load.v%d%s.p0(ptr %s, i32 1, <%d x i1> %s, <%d x %s> %s), "
+                   "!alias.scope !%d, !noalias !%d\n", value, lanes, sc, lanes, sc, ptr, lanes, mask, lanes, sc, rest, MD_SRC_LIST,
+                MD_DST_LIST);
+}
+
+/* The lanes of `mask` of value stored to ptr; a destination store. */
+static void emit_masked_store(text *t, const emitter *e, const char *value, const char *ptr, const char *mask) {
+  int lanes = e->p->row_lanes;
+  const char *sc = e->scalar;
+  ixj__text_put(t, "  call void @llvm.masked.store.v%d%s.p0(<%d x %s> %s, ptr %s, i32 1, <%d x i1> %s), !alias.scope !%d, "
+                   "!noalias !%d\n", lanes, sc, lanes, sc, value, ptr, lanes, mask, MD_DST_LIST, MD_SRC_LIST);
+}
+
+/* Appends to e->declare the masked load (where `load`) and store of row
+ * vectors that emit_masked_load and emit_masked_store call. */
+static void declare_masked(emitter *e, bool load) {
+  int lanes = e->p->row_lanes;
+  const char *sc = e->scalar;
+  size_t used = strlen(e->declare);
+  if (load && used < sizeof e->declare)
+    used += (size_t)snprintf(e->declare + used, sizeof e->declare - used,
+                             "%sdeclare <%d x %s> @llvm.masked.load.v%d%s.p0(ptr, i32, <%d x i1>, <%d x %s>)", used ? "\n" : "", lanes,
+                             sc, lanes, sc, lanes, lanes, sc);
+  if (used < sizeof e->declare)
+    snprintf(e->declare + used, sizeof e->declare - used, "%sdeclare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)",
+             used ? "\n" : "", lanes, sc, lanes, sc, lanes);
+}
+
 /* The points [%i.o, min(%i.o + L, %seg.end)) of a row (plan.masked_ends, L =
  * plan.row_lanes): one masked vector load of the source's run and one masked
  * store, or the fill's value stored masked. The mask is the low c bits of an
@@ -257,30 +300,26 @@ static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
  * lines at a row's ends, which its neighbours share. Alignment 1: a row
  * whose elements lie off their size moves all by this loop. */
 static void emit_masked_move(emitter *e, text *t, int dst_off, int src_off) {
-  const ixj_plan *p = e->p;
-  int k = e->tmp++, lanes = p->row_lanes;
-  const char *sc = e->scalar;
+  int k = e->tmp++, lanes = e->p->row_lanes;
+  char mk[16], at[24], mask[24], value[24] = "%value.row", from[24], count[24];
+  snprintf(mk, sizeof mk, "mk%d", k);
+  snprintf(count, sizeof count, "%%mk%d.c", k);
   ixj__text_put(t, "  %%mk%d.n = sub i64 %%seg.end, %%i.o\n  %%mk%d.few = icmp ult i64 %%mk%d.n, %d\n", k, k, k, lanes);
-  ixj__text_put(t, "  %%mk%d.c = select i1 %%mk%d.few, i64 %%mk%d.n, i64 %d\n  %%mk%d.sh = sub i64 %d, %%mk%d.c\n", k, k, k,
-                lanes, k, lanes, k);
-  if (lanes < 64) ixj__text_put(t, "  %%mk%d.st = trunc i64 %%mk%d.sh to i%d\n", k, k, lanes);
-  else ixj__text_put(t, "  %%mk%d.st = add i64 %%mk%d.sh, 0\n", k, k);
-  ixj__text_put(t, "  %%mk%d.bits = lshr i%d -1, %%mk%d.st\n  %%mk%d.m = bitcast i%d %%mk%d.bits to <%d x i1>\n", k, lanes, k, k,
-                lanes, k, lanes);
+  ixj__text_put(t, "  %%mk%d.c = select i1 %%mk%d.few, i64 %%mk%d.n, i64 %d\n", k, k, k, lanes);
+  emit_low_lanes(t, mk, count, lanes);
+  ixj__text_put(t, "  %%mk%d.m = bitcast i%d %%mk%d.bits to <%d x i1>\n", k, lanes, k, lanes);
+  snprintf(mask, sizeof mask, "%%mk%d.m", k);
   name d = ref(e, dst_off);
-  ixj__text_put(t, "  %%mk%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, sc, d.s);
-  char value[24] = "%value.row";
+  ixj__text_put(t, "  %%mk%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, e->scalar, d.s);
+  snprintf(at, sizeof at, "%%mk%d.d", k);
   if (src_off >= 0) {
     name s = ref(e, src_off);
-    ixj__text_put(t, "  %%mk%d.s = getelementptr %s, ptr %%bp.1, i64 %s\n", k, sc, s.s);
-    ixj__text_put(t, "  %%mk%d.v = call <%d x %s> @llvm.masked.load.v%d%s.p0(ptr %%mk%d.s, i32 1, <%d x i1> %%mk%d.m, <%d x %s> "
-                  "poison), !alias.scope !%d, !noalias !%d\n", k, lanes, sc, lanes, sc, k, lanes, k, lanes, sc,
-                  MD_SRC_LIST, MD_DST_LIST);
+    ixj__text_put(t, "  %%mk%d.s = getelementptr %s, ptr %%bp.1, i64 %s\n", k, e->scalar, s.s);
+    snprintf(from, sizeof from, "%%mk%d.s", k);
     snprintf(value, sizeof value, "%%mk%d.v", k);
+    emit_masked_load(t, e, value, from, mask, "poison");
   }
-  ixj__text_put(t, "  call void @llvm.masked.store.v%d%s.p0(<%d x %s> %s, ptr %%mk%d.d, i32 1, <%d x i1> %%mk%d.m), "
-                "!alias.scope !%d, !noalias !%d\n", lanes, sc, lanes, sc, value, k, lanes, k, MD_DST_LIST,
-                MD_SRC_LIST);
+  emit_masked_store(t, e, value, at, mask);
 }
 
 /* Streaming stores are weakly ordered: fence them before the chunk is
@@ -598,13 +637,8 @@ static ixj_status emit_packed_rows(emitter *e, const char *kname, const char *si
   /* masks: the low k lanes; of them, the low m from row r, the rest from row r + 1 */
   ixj__text_put(b, "  %%rowleft = sub i64 %lld, %%c\n  %%mfew = icmp ult i64 %%rowleft, %%k\n", n);
   ixj__text_put(b, "  %%m = select i1 %%mfew, i64 %%rowleft, i64 %%k\n");
-  const char *names[2] = {"k", "m"};
-  for (int j = 0; j < 2; j++) {
-    ixj__text_put(b, "  %%%s.sh = sub i64 %d, %%%s\n", names[j], lanes, names[j]);
-    if (lanes < 64) ixj__text_put(b, "  %%%s.st = trunc i64 %%%s.sh to i%d\n", names[j], names[j], lanes);
-    else ixj__text_put(b, "  %%%s.st = add i64 %%%s.sh, 0\n", names[j], names[j]);
-    ixj__text_put(b, "  %%%s.bits = lshr i%d -1, %%%s.st\n", names[j], lanes, names[j]);
-  }
+  emit_low_lanes(b, "k", "%k", lanes);
+  emit_low_lanes(b, "m", "%m", lanes);
   ixj__text_put(b, "  %%n.bits = xor i%d %%m.bits, -1\n  %%two.bits = and i%d %%k.bits, %%n.bits\n", lanes, lanes);
   ixj__text_put(b, "  %%k.mask = bitcast i%d %%k.bits to <%d x i1>\n  %%m.mask = bitcast i%d %%m.bits to <%d x i1>\n", lanes,
                 lanes, lanes, lanes);
@@ -612,35 +646,27 @@ static ixj_status emit_packed_rows(emitter *e, const char *kname, const char *si
   ixj__text_put(b, "  %%s1.o = add i64 %%srow, %%c\n  %%s1 = getelementptr %s, ptr %%bp.1, i64 %%s1.o\n", t);
   ixj__text_put(b, "  %%srow.n = add i64 %%srow, %lld\n  %%s2.o = sub i64 %%srow.n, %%m\n", pitch);
   ixj__text_put(b, "  %%s2 = getelementptr %s, ptr %%bp.1, i64 %%s2.o\n", t);
-  ixj__text_put(b, "  %%ld1 = call <%d x %s> @llvm.masked.load.v%d%s.p0(ptr %%s1, i32 1, <%d x i1> %%m.mask, <%d x %s> poison), "
-                   "!alias.scope !%d, !noalias !%d\n", lanes, t, lanes, t, lanes, lanes, t, MD_SRC_LIST, MD_DST_LIST);
+  emit_masked_load(b, e, "%ld1", "%s1", "%m.mask", "poison");
   /* the second row's load only where the vector reaches it: an empty masked load cost as much as a
    * full one (rows of 100 floats packed: 0.51-0.58 of the ceiling with it, 0.84-0.86 without) */
   ixj__text_put(b, "  %%two.any = icmp ne i%d %%two.bits, 0\n  br i1 %%two.any, label %%second, label %%loaded\n\nsecond:\n",
                 lanes);
-  ixj__text_put(b, "  %%ld2 = call <%d x %s> @llvm.masked.load.v%d%s.p0(ptr %%s2, i32 1, <%d x i1> %%two.mask, <%d x %s> %%ld1), "
-                   "!alias.scope !%d, !noalias !%d\n  br label %%loaded\n\nloaded:\n", lanes, t, lanes, t, lanes, lanes, t,
-                MD_SRC_LIST, MD_DST_LIST);
+  emit_masked_load(b, e, "%ld2", "%s2", "%two.mask", "%ld1");
+  ixj__text_put(b, "  br label %%loaded\n\nloaded:\n");
   ixj__text_put(b, "  %%ld = phi <%d x %s> [ %%ld1, %%body ], [ %%ld2, %%second ]\n", lanes, t);
   ixj__text_put(b, "  br i1 %%whole, label %%line, label %%piece\n\nline:\n");
   ixj__text_put(b, "  store <%d x %s> %%ld, ptr %%dp, align 64", lanes, t);
   if (p->nontemporal) ixj__text_put(b, ", !nontemporal !%d", MD_NONTEMPORAL);
   ixj__text_put(b, ", !alias.scope !%d, !noalias !%d\n  br label %%stored\n\npiece:\n", MD_DST_LIST, MD_SRC_LIST);
-  ixj__text_put(b, "  call void @llvm.masked.store.v%d%s.p0(<%d x %s> %%ld, ptr %%dp, i32 1, <%d x i1> %%k.mask), "
-                   "!alias.scope !%d, !noalias !%d\n  br label %%stored\n\nstored:\n", lanes, t, lanes, t, lanes, MD_DST_LIST,
-                MD_SRC_LIST);
+  emit_masked_store(b, e, "%ld", "%dp", "%k.mask");
+  ixj__text_put(b, "  br label %%stored\n\nstored:\n");
   /* c + k < 2n: past the row's end is the next row */
   ixj__text_put(b, "  %%q.next = add nuw nsw i64 %%q, %%k\n  %%c.k = add nuw nsw i64 %%c, %%k\n");
   ixj__text_put(b, "  %%wrap = icmp uge i64 %%c.k, %lld\n  %%c.w = sub i64 %%c.k, %lld\n", n, n);
   ixj__text_put(b, "  %%c.next = select i1 %%wrap, i64 %%c.w, i64 %%c.k\n  %%srow.next = select i1 %%wrap, i64 %%srow.n, i64 %%srow\n");
   ixj__text_put(b, "  br label %%step, !llvm.loop !%d\n\nexit:\n%s\n  ret void\n}\n", MD_SEGMENTS, exit_code(p));
 
-  size_t used = (size_t)snprintf(e->declare, sizeof e->declare,
-                                 "declare <%d x %s> @llvm.masked.load.v%d%s.p0(ptr, i32, <%d x i1>, <%d x %s>)", lanes, t, lanes, t,
-                                 lanes, lanes, t);
-  if (used < sizeof e->declare)
-    snprintf(e->declare + used, sizeof e->declare - used, "\ndeclare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)",
-             lanes, t, lanes, t, lanes);
+  declare_masked(e, true);
   ixj_status st = ixj__lower_status(lw, err);
   char *md = NULL;
   if (st == IXJ_OK && !e->part) st = fill_metadata(&md, err);
@@ -774,18 +800,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
     snprintf(e->declare, sizeof e->declare, "declare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)",
              lanes, e->scalar, lanes, e->scalar, lanes);
   }
-  if (p->masked_ends) {
-    int lanes = p->row_lanes;
-    const char *sc = e->scalar;
-    size_t used = strlen(e->declare);
-    if (p->op == IXJ_OP_COPY)
-      used += (size_t)snprintf(e->declare + used, sizeof e->declare - used,
-                               "%sdeclare <%d x %s> @llvm.masked.load.v%d%s.p0(ptr, i32, <%d x i1>, <%d x %s>)", used ? "\n" : "",
-                               lanes, sc, lanes, sc, lanes, lanes, sc);
-    if (used < sizeof e->declare)
-      snprintf(e->declare + used, sizeof e->declare - used, "%sdeclare void @llvm.masked.store.v%d%s.p0(<%d x %s>, ptr, i32, <%d x i1>)",
-               used ? "\n" : "", lanes, sc, lanes, sc, lanes);
-  }
+  if (p->masked_ends) declare_masked(e, p->op == IXJ_OP_COPY);
   if (write_prefetch(p)) {
     size_t used = strlen(e->declare);
     snprintf(e->declare + used, sizeof e->declare - used, "%sdeclare void @llvm.prefetch.p0(ptr, i32, i32, i32)", used ? "\n" : "");
