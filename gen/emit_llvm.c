@@ -586,16 +586,17 @@ static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, in
 
 /* ---- packed rows ------------------------------------------------------------ */
 
-/* A copy of rows shorter than a few lines into a destination whose rows lie
- * back to back (plan.packed_rows: rank 2, a[:, 1:101].copy()): the kernel
- * walks the destination, not the rows. Each step fills one vector of L =
- * plan.row_lanes elements at point q: lanes [0, m) from source row r at
- * column c (m = min(k, n - c), k the step's lanes), lanes [m, k) from row r
- * + 1 at column 0, one masked load each into the same register (the second
+/* A copy into a destination whose rows lie back to back (plan.packed_rows:
+ * rank 2, a[:, 1:101].copy(); which rows, choose_packed_rows in gen/plan.c):
+ * the kernel walks the destination, not the rows. Each step fills one vector
+ * of L = plan.row_lanes elements at point q: lanes [0, m) from source row r
+ * at column c (m = min(k, n - c), k the step's lanes), lanes [m, k) from row
+ * r + 1 at column 0, one masked load each into the same register (the second
  * addressed m elements before row r + 1's start, so that lane m reads its
  * column 0, and made only where k > m; masked lanes are not read, so neither
- * load reaches past a row it does not use). A row is at least L long, so a step touches at most two
- * rows, and after it c + k < 2n: one compare carries the row. A step whose
+ * load reaches past a row it does not use). A row is at least L long, so a
+ * step touches at most two rows, and after it c + k < 2n: one compare
+ * carries the row. A step whose
  * destination vector is a whole line (k = L and q on a line) stores it by one
  * aligned, streamed or plain store; the steps before the chunk's first line
  * and after its last store masked (k up to the line's end), plainly. So each
