@@ -654,6 +654,21 @@ static void choose_row_group(ixj_plan *p, const plan_request *req) {
  * 0.73-0.77 -> 0.95-1.04 / 1.00-1.09. Only where that order reads the source
  * forward, row after row (the rows next to each other in the source: no
  * reversed or rotated outer dims), and on Zen cores, where it was measured. */
+/* The walk itself (source_major_rows decides where): the outer dims by
+ * descending source stride, where that puts the rows back to back in the
+ * source; whether it did. A cat part's rebuilt plan takes it as recorded
+ * (ixj__plan_part): the decision depends on the pointers and the cache size,
+ * which the rebuild does not have. */
+static bool walk_rows_source_major(ixj_plan *p) {
+  int rows = p->rank - 1, keep[IXJ_MAX_RANK];
+  for (int k = 0; k < p->rank; k++) keep[k] = k;
+  sort_dims_by_stride(p, 1, keep, rows); /* source-major */
+  if (p->operand[1].stride[keep[rows - 1]] != p->shape[rows]) return false; /* rows not back to back in the source */
+  select_dims(p, keep, p->rank);
+  p->source_major = 1;
+  return true;
+}
+
 static void source_major_rows(ixj_plan *p, const plan_request *req) {
   int rows = p->rank - 1; /* the outer dims; the last is the contiguous row */
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
@@ -662,11 +677,7 @@ static void source_major_rows(ixj_plan *p, const plan_request *req) {
   if (dst->num_tail || src->num_tail || (uint64_t)p->shape[rows] * p->elem_size % 64 || !dst_on_lines(p, req, rows, -1)) return;
   for (int j = 0; j < rows; j++)
     if (dst->rotate[j] || src->rotate[j] || src->stride[j] <= 0) return;
-  int keep[IXJ_MAX_RANK];
-  for (int k = 0; k < p->rank; k++) keep[k] = k;
-  sort_dims_by_stride(p, 1, keep, rows); /* source-major */
-  if (src->stride[keep[rows - 1]] != p->shape[rows]) return; /* rows not back to back in the source */
-  select_dims(p, keep, p->rank);
+  walk_rows_source_major(p);
 }
 
 /* The same for the dims outside a streamed transpose's tiles: tiles follow
@@ -1252,6 +1263,16 @@ static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_ca
   }
 }
 
+/* Gathering as staging left it possible: a staged tile spanning wide rows
+ * would gather more than the stack should hold, so its stacked blocks read
+ * the source in place (correct, as on Intel); nor does a short span gather,
+ * whose block reads rows past a (short_span). After stage_tiles, here and in
+ * a cat part's rebuilt plan (ixj__plan_part), which stages again. */
+static void settle_gather(ixj_plan *p) {
+  if (p->gather && ixj__plan_gather_bytes(p) > PLAN_GATHER_MAX_BYTES) p->gather = 0;
+  if (p->gather && ixj__plan_short_span(p)) p->gather = 0;
+}
+
 /* Strategy, index width, streaming and work units of a plan whose dims are
  * final; cat_bytes as for streams(). */
 static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
@@ -1288,11 +1309,7 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
   choose_prefetch(p, req, out_of_cache);
   choose_row_group(p, req);
-  /* a staged tile spanning wide rows would gather more than the stack should
-   * hold: its stacked blocks read the source in place (correct, as on Intel) */
-  if (p->gather && ixj__plan_gather_bytes(p) > PLAN_GATHER_MAX_BYTES) p->gather = 0;
-  /* nor does a short span, whose block reads rows past a (short_span) */
-  if (p->gather && ixj__plan_short_span(p)) p->gather = 0;
+  settle_gather(p);
   /* Gathered tiles walked in blocks of tiles prefetch, with each row they
    * gather, a line of the block's next row of tiles (after its last, the
    * first of the next block along b) in memory order, into L2
@@ -1366,6 +1383,7 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
     part->masked_ends = sub->masked_ends;
     part->row_group = sub->row_group;
     part->packed_rows = sub->packed_rows;
+    part->source_major = sub->source_major;
     part->memcpy = sub->strategy == PLAN_MEMCPY;
     part->work_units = sub->work_units;
     part->shift = 0;
@@ -1400,18 +1418,21 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
   out->vector_elems = cat->part[k].vector_elems;
   out->dst_aligned = cat->part[k].dst_aligned;
   out->nontemporal = cat->part[k].nontemporal;
+  if (cat->part[k].source_major) walk_rows_source_major(out); /* streamed contiguous rows in the source's order */
   if (out->strategy == PLAN_TILED) { /* staging, the tiles' order and the walk as planned with them */
     stage_tiles(out, &r);
     source_major_tiles(out, &r);
     zen_tile_shape(out, &r);
     tile_work(out, false);
+    settle_gather(out);
   }
   out->prefetch = cat->part[k].prefetch;
   out->row_lanes = cat->part[k].row_lanes;
   out->masked_ends = cat->part[k].masked_ends;
   out->row_group = cat->part[k].row_group;
   out->packed_rows = cat->part[k].packed_rows;
-  IXJ_ASSERT(err, out->work_units == cat->part[k].work_units && (out->strategy == PLAN_MEMCPY) == (cat->part[k].memcpy != 0));
+  IXJ_ASSERT(err, out->work_units == cat->part[k].work_units && (out->strategy == PLAN_MEMCPY) == (cat->part[k].memcpy != 0) &&
+                      out->source_major == cat->part[k].source_major);
   return IXJ_OK;
 }
 
@@ -1483,9 +1504,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
   for (int k = 0; k < p->num_parts; k++) {
     const plan_part *x = &p->part[k];
     ixj__textbuf_put(&b, " part{input=%d vec=%d aligned=%d nt=%d prefetch=%d row_lanes=%d masked_ends=%d row_group=%d packed=%d"
-                     " memcpy=%d shift=%d units=%llu}",
+                     " source_major=%d memcpy=%d shift=%d units=%llu}",
                      x->input, x->vector_elems, x->dst_aligned, x->nontemporal, x->prefetch, x->row_lanes, x->masked_ends,
-                     x->row_group, x->packed_rows, x->memcpy, x->shift,
+                     x->row_group, x->packed_rows, x->source_major, x->memcpy, x->shift,
                      (unsigned long long)x->units);
   }
   for (int o = 0; o < p->num_operands; o++) {

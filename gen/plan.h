@@ -51,6 +51,8 @@ typedef struct plan_part {
   int masked_ends;
   int row_group;
   int packed_rows;
+  int source_major; /* its rows walked in the source's order (plan.source_major), as planned with the
+                       pointers and the cache size */
   int memcpy;       /* a contiguous slice from a contiguous input: no kernel, a memcpy of points */
   int shift;        /* log2 of virtual units per work unit of the part */
   uint64_t start, units;
@@ -104,6 +106,8 @@ typedef struct ixj_plan {
                        all on vectors) lie back to back in the destination: the kernel walks the
                        destination's vectors, each loaded from the one or two rows it holds (row_lanes
                        lanes, masked) */
+  int source_major; /* INNER_CONTIGUOUS copy on a Zen CPU, streamed: its outer dims were put in the source's
+                       order (source_major_rows in gen/plan.c; the strides show it, a cat part records it) */
   int row_group;    /* INNER_CONTIGUOUS copy on a CPU, streamed, of short rows: this many rows (along dim
                        rank-2) move together, a vector of each in turn, wherever a chunk holds them whole
                        (0: a row at a time) */

@@ -14,7 +14,7 @@
 /* A field added to an operand, a part or an LMAD must be keyed below (or
  * shown to be derived from keyed ones): these fail to compile until then. */
 _Static_assert(sizeof(plan_operand) == 2 * IXJ_MAX_RANK * 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8, "plan_operand changed: key it");
-_Static_assert(sizeof(plan_part) == 11 * 4 + 4 + 3 * 8, "plan_part changed: key it"); /* 4 of padding, zeroed */
+_Static_assert(sizeof(plan_part) == 12 * 4 + 3 * 8, "plan_part changed: key it");
 _Static_assert(sizeof(ixj_lmad) == 8 + 8 + 3 * IXJ_MAX_RANK * 8 + IXJ_MAX_RANK * 4, "ixj_lmad changed: key it");
 
 typedef struct key_buf {
