@@ -1311,7 +1311,11 @@ static void gathered_tiles(void **state) {
                {"iota 2 1024 384", "iota 2 384 1024 | permute 0 2 1", 1, 0, 1},             /* blocks, batched */
                {"iota 16 16 16 4 8 8", "iota 4 16 8 16 8 16 | permute 1 3 5 0 2 4", 0, 0, 0},  /* a fused a: not */
                {"iota 32 128", "iota 128 4096 | slice : :32 | permute 1 0", 0, 0, 0},      /* rows shorter than a line: not */
-               {"iota 4160 128", "iota 128 4160 | permute 1 0", 0, 0, 0}};                  /* spread rows: not */
+               {"iota 4160 128", "iota 128 4160 | permute 1 0", 0, 0, 0},                   /* spread rows: not */
+               {"iota 4096 32", "iota 32 4096 | permute 1 0", 1, 0, 0},                     /* a two blocks: stacked */
+               {"iota 2 64 64 20", "iota 2 20 64 64 | permute 0 2 3 1", 0, 0, 0},           /* a one block: not */
+               {"iota 4096 31", "iota 31 4096 | permute 1 0", 0, 0, 0},                     /* the same */
+               {"iota 2 64 64 12", "iota 2 12 64 64 | permute 0 2 3 1", 0, 0, 0}};          /* a narrowed block: not */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (size_t e = 1; e <= 2; e++)
       for (int vb = 32; vb <= 64; vb += 32)
