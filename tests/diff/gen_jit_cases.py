@@ -11,7 +11,8 @@ Sources come from the random pipelines of the algebra's differential test
 of the same shape (permutations, reversals, rotations, strided embeddings,
 reshapes that push LMADs). Element sizes 1, 2, 4, 8, 16.
 
-usage: gen_jit_cases.py OUT [--copies N] [--fills N] [--cats N] [--large N] [--seed S]
+usage: gen_jit_cases.py OUT [--copies N] [--fills N] [--cats N] [--large N] [--tiled N] [--tiled-cats N]
+                         [--seed S]
 """
 import argparse
 import os
@@ -116,6 +117,66 @@ def large_case(rng, k):
     return f"copy\t{e}\tiota 3 {n} 5 {a}\tiota 5 3 {a} {n} | permute 1 3 0 2"
 
 
+# extents the tiled kernels single out: powers of two (rows 4 KiB apart crowd
+# one L1 set), one block and two (9, 15, 16, 17, 31, 32, 33), odd ones (staged
+# rows), NHWC channel counts
+TILED_DIMS = [1, 2, 3, 5, 8, 9, 15, 16, 17, 20, 31, 32, 33, 60, 64, 65, 100, 128, 129, 250, 256, 512, 1024, 4096]
+
+
+def tiled_shape(rng, rank, e, parts=1, most=1 << 21):
+    """Half of them with source rows a multiple of 4 KiB long (crowded)."""
+    crowded = rng.random() < 0.5
+    while True:
+        shape = [rng.choice(TILED_DIMS) for _ in range(rank)]
+        if crowded:
+            shape[-1] = 4096 // e * rng.choice([1, 2])
+        if 4096 <= _count(shape) * e * parts <= most:
+            return shape
+
+
+def tiled_case(rng):
+    """A permute of a rank-2 to rank-4 array of such extents, its destination
+    contiguous or rows padded to a pitch: the transposes' blocks, gathered,
+    stacked, staged and fused tiles at their edges (round 22: a gathered byte
+    tile one block wide along a copied the wrong bytes)."""
+    e = rng.choice(ELEM_SIZES)
+    rank = rng.randint(2, 4)
+    shape = tiled_shape(rng, rank, e)
+    perm = list(range(rank))
+    while perm == sorted(perm):
+        rng.shuffle(perm)
+    out = [shape[p] for p in perm]
+    dst = "iota " + " ".join(map(str, out))
+    if rng.random() < 0.4:
+        pad = rng.choice([1, 3, 16])
+        dst = "iota " + " ".join(map(str, out[:-1] + [out[-1] + pad])) + " | slice " + " ".join(
+            [":"] * (rank - 1) + [f":{out[-1]}"])
+    return f"copy\t{e}\t{dst}\tiota {' '.join(map(str, shape))} | permute {' '.join(map(str, perm))}"
+
+
+def tiled_cat_case(rng):
+    """A cat of such permuted parts: each part is rebuilt from the cat's plan
+    (round 22: one gathered after staging, which the emitter refused)."""
+    e = rng.choice(ELEM_SIZES)
+    rank = rng.randint(2, 4)
+    count = rng.randint(2, 3)
+    shape = tiled_shape(rng, rank, e, count)
+    axis = rng.randrange(rank)
+    srcs, total = [], 0
+    for _ in range(count):
+        part = list(shape)
+        part[axis] = rng.choice([1, 3, 16, 17, 64])
+        total += part[axis]
+        perm = list(range(rank))
+        rng.shuffle(perm)
+        inverse = [perm.index(j) for j in range(rank)]
+        stored = [part[p] for p in perm]
+        srcs.append(f"iota {' '.join(map(str, stored))} | permute {' '.join(map(str, inverse))}")
+    out = list(shape)
+    out[axis] = total
+    return "\t".join(["cat", str(e), str(axis), "iota " + " ".join(map(str, out))] + srcs)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -123,6 +184,8 @@ def main():
     ap.add_argument("--fills", type=int, default=300)
     ap.add_argument("--cats", type=int, default=300)
     ap.add_argument("--large", type=int, default=25)
+    ap.add_argument("--tiled", type=int, default=60)
+    ap.add_argument("--tiled-cats", type=int, default=20)
     ap.add_argument("--seed", type=int, default=29112026)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -130,6 +193,8 @@ def main():
     lines += [fill_case(rng) for _ in range(a.fills)]
     lines += [cat_case(rng) for _ in range(a.cats)]
     lines += [large_case(rng, k) for k in range(a.large)]
+    lines += [tiled_case(rng) for _ in range(a.tiled)]
+    lines += [tiled_cat_case(rng) for _ in range(a.tiled_cats)]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 
