@@ -1804,7 +1804,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   name span_corner = {""}; /* a spanning tile's first destination element (emit_span_setup) */
   if (p->staged && p->span) span_corner = ref(e, tile_offset(e, tile_offset(e, od, corner[0], dst, tile_b(p)), corner[1], dst, tile_a(p)));
   flush(e, &part[TL_TILE]);
-  IXJ_ASSERT(err, !p->gather || (p->stack && ixj__plan_block_group(p) > 1 && !p->zip && !p->unzip && !p->b_inner &&
+  IXJ_ASSERT(err, !p->gather || (p->stack && ixj__plan_block_group(p) > 1 && dst->stride[qa] == 1 && !p->zip && !p->unzip && !p->b_inner &&
                                  p->tile * (int)p->elem_size % 64 == 0 && p->tile * (int)p->elem_size <= 128));
   bool gather_masked = p->gather && extent[0] % T != 0; /* the last tile along b is cut short */
   IXJ_ASSERT(err, p->prefetch != PLAN_PREFETCH_BLOCK_ROWS || (p->gather && p->super_a && !p->staged));

@@ -299,16 +299,18 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) 
  * 39.3-40.8 -> 23.1-24.6 / 31.0-35.9), so they keep the 32-byte blocks;
  * Intel's crowded tiles stay stacked without it (round 8's rule, not
  * measured gathered). Only where a tile's source rows are a whole line (b at
- * least T), a is not fused and is two blocks or more (only stacked blocks read
- * the buffer: NCHW -> NHWC of 16 to 31 byte channels over 64 x 64 planes, one
- * unstacked block along a, read its rows from the source at the buffer's
- * offsets and copied the wrong bytes; 9 to 15, narrowed blocks, failed to
+ * least T), a is not fused, is two blocks or more and is contiguous in the
+ * destination (only stacked blocks read the buffer, and only into rows
+ * without gaps: NCHW -> NHWC of 16 to 31 byte channels over 64 x 64 planes,
+ * one unstacked block along a, read its rows from the source at the buffer's
+ * offsets and copied the wrong bytes; 9 to 15, narrowed blocks, and a
+ * destination whose a has a stride of 2 or more, element loops, failed to
  * emit): the 6-D permute of bytes (a fused a, rows of
  * 16 bytes), gathered, ran at 12 GB/s against 20-22 in 32-byte blocks; and
  * where rows spread, gathering costs (8128^2 bytes 31-33 against 38). */
 static bool gather_bytes(const ixj_plan *p, const plan_request *req) {
   return p->elem_size == 1 && req->cpu_zen && req->cpu_vector_bytes == 64 && !p->b_inner && !p->a_inner &&
-         ixj__plan_tile_b_extent(p) >= p->tile && ixj__plan_block_group(p) > 1;
+         ixj__plan_tile_b_extent(p) >= p->tile && ixj__plan_block_group(p) > 1 && p->operand[0].stride[p->rank - 1] == 1;
 }
 
 /* CPU transposes: square macro-tiles of T x T elements made of V x V

@@ -1315,7 +1315,9 @@ static void gathered_tiles(void **state) {
                {"iota 4096 32", "iota 32 4096 | permute 1 0", 1, 0, 0},                     /* a two blocks: stacked */
                {"iota 2 64 64 20", "iota 2 20 64 64 | permute 0 2 3 1", 0, 0, 0},           /* a one block: not */
                {"iota 4096 31", "iota 31 4096 | permute 1 0", 0, 0, 0},                     /* the same */
-               {"iota 2 64 64 12", "iota 2 12 64 64 | permute 0 2 3 1", 0, 0, 0}};          /* a narrowed block: not */
+               {"iota 2 64 64 12", "iota 2 12 64 64 | permute 0 2 3 1", 0, 0, 0},           /* a narrowed block: not */
+               {"iota 4096 65 2 | slice : : :1", "iota 1 65 4096 | permute 2 1 0", 0, 0, 0}, /* a with gaps: not */
+               {"iota 4096 65 17 | slice : : :1", "iota 1 65 4096 | permute 2 1 0", 0, 0, 0}}; /* the same */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (size_t e = 1; e <= 2; e++)
       for (int vb = 32; vb <= 64; vb += 32)
