@@ -123,7 +123,7 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
                       .cpu_asm_regs = asm_regs(vector_bytes, stream_from), .cpu_zen = zen_rules};
   ixj_plan *p = malloc(sizeof *p);
   if (ixj__plan_build(&req, p, &err) != IXJ_OK) fail_msg("%s: plan: %s", dst_text, err.message);
-  if (strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
+  if (want_strategy && strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
     fail_msg("%s <- %s: strategy %s, expected %s", dst_text, num_srcs ? src_text[0] : "fill", ixj__plan_strategy_name(p->strategy),
              want_strategy);
   if (p->strategy == PLAN_TILED) { /* as many tiles as cover the space (the guard bytes catch a write outside) */
@@ -656,6 +656,69 @@ static void cat_parts_as_copies(void **state) {
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (size_t mis = 0; mis <= cases[c].elem; mis += cases[c].elem)
       check(IXJ_OP_CAT, cases[c].elem, cases[c].axis, cases[c].dst, 2, cases[c].src, 64, 1, mis, "cat_parts");
+  zen_rules = 0;
+}
+
+#ifndef RANDOM_TILED_CASES
+#define RANDOM_TILED_CASES 40
+#endif
+#define RANDOM_TILED_MAX_BYTES (256 << 10)
+/* Random permutes of extents the tiled kernels single out (powers of two,
+ * half of them with source rows a multiple of 4 KiB: crowded; one block and
+ * two: 9, 15-17, 31-33; odd ones; NHWC channel counts), ranks 2 to 4, every
+ * element size, into contiguous and pitched destinations, every way (Zen's
+ * rules and not, both vector widths, streamed and not, rows off by an
+ * element), against the reference with fenced sources. Seeded: the same
+ * cases every run. Round 22's sweep of this kind (6000 cases, the host's
+ * rules) found two gathered-tile bugs that no listed case had. */
+static uint64_t rand_state;
+static unsigned rand_next(void) {
+  rand_state = rand_state * 6364136223846793005u + 1442695040888963407u;
+  return (unsigned)(rand_state >> 33);
+}
+
+static void random_tiled_layouts(void **state) {
+  (void)state;
+  static const int64_t dims[] = {1, 2, 3, 5, 8, 9, 15, 16, 17, 20, 31, 32, 33, 60, 64, 65, 100, 128, 129, 250, 256, 512, 1024, 4096};
+  const int ndims = (int)(sizeof dims / sizeof *dims);
+  rand_state = 22;
+  for (int c = 0; c < RANDOM_TILED_CASES; c++) {
+    size_t e = (size_t)1 << (rand_next() % 5);
+    int rank = 2 + (int)(rand_next() % 3), perm[4];
+    bool crowded = rand_next() % 2;
+    do { /* a permutation that moves the source's unit dim: a transpose */
+      for (int j = 0; j < rank; j++) perm[j] = j;
+      for (int j = rank - 1; j > 0; j--) {
+        int k = (int)(rand_next() % (unsigned)(j + 1)), t = perm[j];
+        perm[j] = perm[k];
+        perm[k] = t;
+      }
+    } while (perm[rank - 1] == rank - 1);
+    int64_t shape[4], bytes;
+    do { /* both unit dims longer than 1 */
+      bytes = (int64_t)e;
+      for (int j = 0; j < rank; j++) shape[j] = dims[rand_next() % (unsigned)ndims];
+      if (crowded) shape[rank - 1] = 4096 / (int64_t)e;
+      for (int j = 0; j < rank; j++) bytes *= shape[j];
+    } while (bytes < 4096 || bytes > RANDOM_TILED_MAX_BYTES || shape[rank - 1] == 1 || shape[perm[rank - 1]] == 1);
+    char src[128] = "iota", dst[160] = "iota", slice[64] = " | slice";
+    int pad = rand_next() % 3 ? 0 : (int)(rand_next() % 17) + 1;
+    for (int j = 0; j < rank; j++) snprintf(src + strlen(src), sizeof src - strlen(src), " %lld", (long long)shape[j]);
+    snprintf(src + strlen(src), sizeof src - strlen(src), " | permute");
+    for (int j = 0; j < rank; j++) {
+      int64_t out = shape[perm[j]];
+      snprintf(src + strlen(src), sizeof src - strlen(src), " %d", perm[j]);
+      snprintf(dst + strlen(dst), sizeof dst - strlen(dst), " %lld", (long long)(out + (j == rank - 1 ? pad : 0)));
+      if (j < rank - 1) snprintf(slice + strlen(slice), sizeof slice - strlen(slice), " :");
+      else snprintf(slice + strlen(slice), sizeof slice - strlen(slice), " :%lld", (long long)out);
+    }
+    if (pad) snprintf(dst + strlen(dst), sizeof dst - strlen(dst), "%s", slice);
+    const char *srcs[1] = {src};
+    for (zen_rules = 0; zen_rules <= 1; zen_rules++)
+      for (int vb = 32; vb <= 64; vb += 32)
+        for (int stream = 0; stream < 2; stream++)
+          for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_COPY, e, 0, dst, 1, srcs, vb, (size_t)stream, mis, NULL);
+  }
   zen_rules = 0;
 }
 
@@ -1669,7 +1732,7 @@ static void stream_thresholds(void **state) {
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
-                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies),
+                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
