@@ -205,12 +205,16 @@ static int fusable_partner(const ixj_plan *p, const plan_request *req, int q) {
  * destination, and a block stores whole vectors (whole lines, streamed) where
  * it would store half ones; the source's offset of a is split by a shift and
  * a mask. last's extent must be a power of two dividing the micro-kernel's
- * edge. The partner h, or -1. */
+ * edge, and last must run forward (stride 1: a reversed one, h's stride its
+ * extent, is no contiguous run; the emitter refused such a plan). The
+ * partner h, or -1. */
 static int fusable_a_partner(const ixj_plan *p, const plan_request *req, int q) {
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   int last = p->rank - 1;
   int64_t n = p->shape[last];
-  if (n < 2 || (n & (n - 1)) || cpu_micro(req, p->elem_size) % n || n >= cpu_micro(req, p->elem_size)) return -1;
+  if (n < 2 || (n & (n - 1)) || cpu_micro(req, p->elem_size) % n || n >= cpu_micro(req, p->elem_size) ||
+      dst->stride[last] != 1)
+    return -1;
   for (int h = 0; h < last; h++)
     if (h != q && dst->stride[h] == n && !src->rotate[h] && !dst->rotate[h] && p->shape[h] * n >= 8) return h;
   return -1;

@@ -6,8 +6,9 @@ extents from a list that includes the shapes the tiled kernels single out: power
 over a block or two (9, 15, 16, 17, 31, 32, 33), odd pitches (staged tiles), channels of
 NCHW -> NHWC. Each case runs in a context that keeps outputs in cache and in one that streams
 them (last_level_cache=64 KiB), and the destination's whole base array must come out byte for
-byte as NumPy's assignment leaves it. Two such cases were wrong before round 22 (the regressions
-below): a gathered byte tile one block wide along a, and a cat part that gathered after staging.
+byte as NumPy's assignment leaves it. Three such layouts were wrong or refused before round 22
+(the regressions below): a gathered byte tile one block wide along a, a cat part that gathered
+after staging, and a fused a whose destination unit dim runs backwards.
 """
 import numpy as np
 import pytest
@@ -27,6 +28,10 @@ def layout_ctx(request):
     return ixjit.Context(threads=2, disk_cache=False, last_level_cache=64 << 10)
 
 
+def random_dtype(rng):
+    return np.dtype(DTYPES[int(rng.integers(len(DTYPES)))])
+
+
 def random_bytes(rng, shape, dtype):
     n = int(np.prod(shape)) * dtype.itemsize
     return rng.integers(0, 256, n, dtype=np.uint8).view(dtype).reshape(shape)
@@ -42,8 +47,8 @@ def random_shape(rng, rank, itemsize, parts=1):
 
 def destination_for(rng, shape, dtype):
     """A zeroed base array and a view of `shape` in it: contiguous from an element or two
-    in, rows padded to a pitch, or the middle of a taller array."""
-    kind = int(rng.integers(3))
+    in, rows padded to a pitch, the middle of a taller array, or every dim reversed."""
+    kind = int(rng.integers(4))
     size = int(np.prod(shape))
     if kind == 0:
         base = np.zeros(size + 4, dtype)
@@ -53,8 +58,11 @@ def destination_for(rng, shape, dtype):
         pad = int(rng.choice([1, 3, 16, 64]))
         base = np.zeros(tuple(shape[:-1]) + (shape[-1] + pad,), dtype)
         return base, (lambda b: b[..., :shape[-1]])
-    base = np.zeros((shape[0] + 2,) + tuple(shape[1:]), dtype)
-    return base, (lambda b: b[1:-1])
+    if kind == 2:
+        base = np.zeros((shape[0] + 2,) + tuple(shape[1:]), dtype)
+        return base, (lambda b: b[1:-1])
+    base = np.zeros(shape, dtype)
+    return base, (lambda b: b[(slice(None, None, -1),) * len(shape)])
 
 
 def check_copy(ctx, src):
@@ -70,8 +78,7 @@ def check_copy(ctx, src):
 def test_random_permutes(seed, layout_ctx):
     rng = np.random.default_rng(100 + seed)
     for _ in range(40):
-        dtype = np.dtype(DTYPES[int(rng.integers(len(DTYPES)))])
-        rank = int(rng.integers(2, 5))
+        dtype, rank = random_dtype(rng), int(rng.integers(2, 5))
         shape = random_shape(rng, rank, dtype.itemsize)
         if shape is None:
             continue
@@ -89,9 +96,7 @@ def test_random_permutes(seed, layout_ctx):
 def test_random_cats(seed, layout_ctx):
     rng = np.random.default_rng(200 + seed)
     for _ in range(20):
-        dtype = np.dtype(DTYPES[int(rng.integers(len(DTYPES)))])
-        rank = int(rng.integers(2, 5))
-        count = int(rng.integers(2, 5))
+        dtype, rank, count = random_dtype(rng), int(rng.integers(2, 5)), int(rng.integers(2, 5))
         axis = int(rng.integers(rank))
         shape = random_shape(rng, rank, dtype.itemsize, parts=count)
         if shape is None:
@@ -130,3 +135,16 @@ def test_cat_of_wide_nhwc_byte_parts(layout_ctx):
     dst = np.zeros((4, 64, 64, 250), np.uint8)
     ixjit.cat(dst, srcs, axis=0, context=layout_ctx)
     assert np.array_equal(dst, np.concatenate(srcs, axis=0))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64])
+def test_reversed_destination_rows_of_a_6d_style_permute(dtype, layout_ctx):
+    """A destination unit dim of 8 reversed, its partner (stride 8) forward: no contiguous
+    run to fuse the tile's a over (the fused plan was refused with an internal error)."""
+    rng = np.random.default_rng(8)
+    src = random_bytes(rng, (24, 8, 40), np.dtype(dtype)).transpose(2, 0, 1)
+    base = np.zeros((40, 25, 8), dtype)
+    want = base.copy()
+    want[::-1, 1:, ::-1] = src
+    ixjit.copy(base[::-1, 1:, ::-1], src, context=layout_ctx)
+    assert base.tobytes() == want.tobytes()

@@ -136,7 +136,7 @@ def tiled_shape(rng, rank, e, parts=1, most=1 << 21):
 
 def tiled_case(rng):
     """A permute of a rank-2 to rank-4 array of such extents, its destination
-    contiguous or rows padded to a pitch: the transposes' blocks, gathered,
+    contiguous or rows padded to a pitch, some dims reversed: the transposes' blocks, gathered,
     stacked, staged and fused tiles at their edges (round 22: a gathered byte
     tile one block wide along a copied the wrong bytes)."""
     e = rng.choice(ELEM_SIZES)
@@ -151,6 +151,8 @@ def tiled_case(rng):
         pad = rng.choice([1, 3, 16])
         dst = "iota " + " ".join(map(str, out[:-1] + [out[-1] + pad])) + " | slice " + " ".join(
             [":"] * (rank - 1) + [f":{out[-1]}"])
+    if rng.random() < 0.25:  # some dims reversed (round 22: a fused a running backwards was refused)
+        dst += " | slice " + " ".join(rng.choice([":", "::-1"]) for _ in out)
     return f"copy\t{e}\t{dst}\tiota {' '.join(map(str, shape))} | permute {' '.join(map(str, perm))}"
 
 

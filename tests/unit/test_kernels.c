@@ -331,12 +331,21 @@ static void zips(void **state) {
 /* a fused along the destination (plan.a_inner): a destination unit dim
  * shorter than a vector continued by another (stride = its extent); edges
  * along the fused a and along b. */
+static ixj_plan *copy_plan(const char *dst, const char *src, size_t elem, int vector_bytes, int zen, int stream,
+                           const void *const *pointers);
 static void fused_a_tiles(void **state) {
   (void)state;
   for (size_t e = 1; e <= 16; e *= 2) {
     copy_all_ways(e, "iota 3 40 5 8", "iota 5 3 8 40 | permute 1 3 0 2", "tiled");
     if (e <= 4) copy_all_ways(e, "iota 2 70 9 4", "iota 9 2 4 70 | permute 1 3 0 2", "tiled");
     if (e <= 8) copy_all_ways(e, "iota 2 70 20 2", "iota 20 2 2 70 | permute 1 3 0 2", "tiled");
+    /* a reversed destination unit dim is no contiguous run with its partner:
+     * not fused (the emitter refused the fused plan) */
+    copy_all_ways(e, "iota 3 40 5 8 | slice : : : ::-1", "iota 5 3 8 40 | permute 1 3 0 2", "tiled");
+    copy_all_ways(e, "iota 40 25 8 | slice ::-1 1: ::-1", "iota 24 8 40 | permute 2 0 1", "tiled");
+    ixj_plan *p = copy_plan("iota 40 25 8 | slice ::-1 1: ::-1", "iota 24 8 40 | permute 2 0 1", e, 64, 1, 1, NULL);
+    assert_int_equal(p->a_inner, 0);
+    free(p);
   }
 }
 
@@ -666,7 +675,8 @@ static void cat_parts_as_copies(void **state) {
 /* Random permutes of extents the tiled kernels single out (powers of two,
  * half of them with source rows a multiple of 4 KiB: crowded; one block and
  * two: 9, 15-17, 31-33; odd ones; NHWC channel counts), ranks 2 to 4, every
- * element size, into contiguous and pitched destinations, every way (Zen's
+ * element size, into contiguous and pitched destinations, some dims
+ * reversed, every way (Zen's
  * rules and not, both vector widths, streamed and not, rows off by an
  * element), against the reference with fenced sources. Seeded: the same
  * cases every run. Round 22's sweep of this kind (6000 cases, the host's
@@ -713,11 +723,68 @@ static void random_tiled_layouts(void **state) {
       else snprintf(slice + strlen(slice), sizeof slice - strlen(slice), " :%lld", (long long)out);
     }
     if (pad) snprintf(dst + strlen(dst), sizeof dst - strlen(dst), "%s", slice);
+    if (rand_next() % 4 == 0) { /* some dims reversed */
+      snprintf(dst + strlen(dst), sizeof dst - strlen(dst), " | slice");
+      for (int j = 0; j < rank; j++) snprintf(dst + strlen(dst), sizeof dst - strlen(dst), rand_next() % 2 ? " ::-1" : " :");
+    }
     const char *srcs[1] = {src};
     for (zen_rules = 0; zen_rules <= 1; zen_rules++)
       for (int vb = 32; vb <= 64; vb += 32)
         for (int stream = 0; stream < 2; stream++)
           for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_COPY, e, 0, dst, 1, srcs, vb, (size_t)stream, mis, NULL);
+  }
+  zen_rules = 0;
+}
+
+#ifndef RANDOM_TILED_CATS
+#define RANDOM_TILED_CATS 16
+#endif
+/* The same for cats: two or three parts along a random axis, each a random
+ * permute of its own array (a part's plan is rebuilt from the cat's:
+ * ixj__plan_part), every way. */
+static void random_tiled_cats(void **state) {
+  (void)state;
+  static const int64_t dims[] = {1, 2, 3, 5, 8, 9, 16, 17, 31, 32, 33, 60, 64, 65, 100, 128, 256, 1024, 4096};
+  static const int64_t along[] = {1, 3, 16, 17, 64};
+  const int ndims = (int)(sizeof dims / sizeof *dims);
+  rand_state = 2212;
+  for (int c = 0; c < RANDOM_TILED_CATS; c++) {
+    size_t e = (size_t)1 << (rand_next() % 5);
+    int rank = 2 + (int)(rand_next() % 3), axis = (int)(rand_next() % (unsigned)rank), parts = 2 + (int)(rand_next() % 2);
+    bool crowded = rand_next() % 2;
+    int64_t shape[4], extent[3], bytes;
+    do {
+      for (int j = 0; j < rank; j++) shape[j] = dims[rand_next() % (unsigned)ndims];
+      if (crowded) shape[rank - 1] = 4096 / (int64_t)e;
+      shape[axis] = 0;
+      for (int k = 0; k < parts; k++) shape[axis] += extent[k] = along[rand_next() % 5];
+      bytes = (int64_t)e;
+      for (int j = 0; j < rank; j++) bytes *= shape[j];
+    } while (bytes < 4096 || bytes > RANDOM_TILED_MAX_BYTES);
+    char dst[128] = "iota", src[3][160], *srcs[3];
+    for (int j = 0; j < rank; j++) snprintf(dst + strlen(dst), sizeof dst - strlen(dst), " %lld", (long long)shape[j]);
+    for (int k = 0; k < parts; k++) { /* stored in the order perm, viewed in the cat's */
+      int perm[4], inverse[4];
+      for (int j = 0; j < rank; j++) perm[j] = j;
+      for (int j = rank - 1; j > 0; j--) {
+        int x = (int)(rand_next() % (unsigned)(j + 1)), t = perm[j];
+        perm[j] = perm[x];
+        perm[x] = t;
+      }
+      for (int j = 0; j < rank; j++) inverse[perm[j]] = j;
+      snprintf(src[k], sizeof src[k], "iota");
+      for (int j = 0; j < rank; j++)
+        snprintf(src[k] + strlen(src[k]), sizeof src[k] - strlen(src[k]), " %lld",
+                 (long long)(perm[j] == axis ? extent[k] : shape[perm[j]]));
+      snprintf(src[k] + strlen(src[k]), sizeof src[k] - strlen(src[k]), " | permute");
+      for (int j = 0; j < rank; j++) snprintf(src[k] + strlen(src[k]), sizeof src[k] - strlen(src[k]), " %d", inverse[j]);
+      srcs[k] = src[k];
+    }
+    for (zen_rules = 0; zen_rules <= 1; zen_rules++)
+      for (int vb = 32; vb <= 64; vb += 32)
+        for (int stream = 0; stream < 2; stream++)
+          for (size_t mis = 0; mis <= e; mis += e)
+            check(IXJ_OP_CAT, e, axis, dst, parts, (const char *const *)srcs, vb, (size_t)stream, mis, "cat_parts");
   }
   zen_rules = 0;
 }
@@ -1732,7 +1799,7 @@ static void stream_thresholds(void **state) {
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
-                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts),
+                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
