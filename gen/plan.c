@@ -647,6 +647,21 @@ static void choose_row_group(ixj_plan *p, const plan_request *req) {
   p->row_group = ROW_GROUP;
 }
 
+/* The walk itself (source_major_rows decides where): the outer dims by
+ * descending source stride, where that puts the rows back to back in the
+ * source; whether it did. A cat part's rebuilt plan takes it as recorded
+ * (ixj__plan_part): the decision depends on the pointers and the cache size,
+ * which the rebuild does not have. */
+static bool walk_rows_source_major(ixj_plan *p) {
+  int rows = p->rank - 1, keep[IXJ_MAX_RANK];
+  for (int k = 0; k < p->rank; k++) keep[k] = k;
+  sort_dims_by_stride(p, 1, keep, rows); /* source-major */
+  if (p->operand[1].stride[keep[rows - 1]] != p->shape[rows]) return false; /* rows not back to back in the source */
+  select_dims(p, keep, p->rank);
+  p->source_major = 1;
+  return true;
+}
+
 /* A streamed copy of contiguous rows walks them in the source's order, not
  * the destination's, where the destination's rows are whole lines on line
  * boundaries: the source is then read as one stream, and the destination
@@ -664,21 +679,6 @@ static void choose_row_group(ixj_plan *p, const plan_request *req) {
  * 0.73-0.77 -> 0.95-1.04 / 1.00-1.09. Only where that order reads the source
  * forward, row after row (the rows next to each other in the source: no
  * reversed or rotated outer dims), and on Zen cores, where it was measured. */
-/* The walk itself (source_major_rows decides where): the outer dims by
- * descending source stride, where that puts the rows back to back in the
- * source; whether it did. A cat part's rebuilt plan takes it as recorded
- * (ixj__plan_part): the decision depends on the pointers and the cache size,
- * which the rebuild does not have. */
-static bool walk_rows_source_major(ixj_plan *p) {
-  int rows = p->rank - 1, keep[IXJ_MAX_RANK];
-  for (int k = 0; k < p->rank; k++) keep[k] = k;
-  sort_dims_by_stride(p, 1, keep, rows); /* source-major */
-  if (p->operand[1].stride[keep[rows - 1]] != p->shape[rows]) return false; /* rows not back to back in the source */
-  select_dims(p, keep, p->rank);
-  p->source_major = 1;
-  return true;
-}
-
 static void source_major_rows(ixj_plan *p, const plan_request *req) {
   int rows = p->rank - 1; /* the outer dims; the last is the contiguous row */
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];

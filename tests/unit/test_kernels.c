@@ -687,6 +687,16 @@ static unsigned rand_next(void) {
   return (unsigned)(rand_state >> 33);
 }
 
+/* Fisher-Yates over 0..n-1 */
+static void random_permutation(int *perm, int n) {
+  for (int j = 0; j < n; j++) perm[j] = j;
+  for (int j = n - 1; j > 0; j--) {
+    int k = (int)(rand_next() % (unsigned)(j + 1)), t = perm[j];
+    perm[j] = perm[k];
+    perm[k] = t;
+  }
+}
+
 static void random_tiled_layouts(void **state) {
   (void)state;
   static const int64_t dims[] = {1, 2, 3, 5, 8, 9, 15, 16, 17, 20, 31, 32, 33, 60, 64, 65, 100, 128, 129, 250, 256, 512, 1024, 4096};
@@ -696,14 +706,9 @@ static void random_tiled_layouts(void **state) {
     size_t e = (size_t)1 << (rand_next() % 5);
     int rank = 2 + (int)(rand_next() % 3), perm[4];
     bool crowded = rand_next() % 2;
-    do { /* a permutation that moves the source's unit dim: a transpose */
-      for (int j = 0; j < rank; j++) perm[j] = j;
-      for (int j = rank - 1; j > 0; j--) {
-        int k = (int)(rand_next() % (unsigned)(j + 1)), t = perm[j];
-        perm[j] = perm[k];
-        perm[k] = t;
-      }
-    } while (perm[rank - 1] == rank - 1);
+    do /* a permutation that moves the source's unit dim: a transpose */
+      random_permutation(perm, rank);
+    while (perm[rank - 1] == rank - 1);
     int64_t shape[4], bytes;
     do { /* both unit dims longer than 1 */
       bytes = (int64_t)e;
@@ -765,12 +770,7 @@ static void random_tiled_cats(void **state) {
     for (int j = 0; j < rank; j++) snprintf(dst + strlen(dst), sizeof dst - strlen(dst), " %lld", (long long)shape[j]);
     for (int k = 0; k < parts; k++) { /* stored in the order perm, viewed in the cat's */
       int perm[4], inverse[4];
-      for (int j = 0; j < rank; j++) perm[j] = j;
-      for (int j = rank - 1; j > 0; j--) {
-        int x = (int)(rand_next() % (unsigned)(j + 1)), t = perm[j];
-        perm[j] = perm[x];
-        perm[x] = t;
-      }
+      random_permutation(perm, rank);
       for (int j = 0; j < rank; j++) inverse[perm[j]] = j;
       snprintf(src[k], sizeof src[k], "iota");
       for (int j = 0; j < rank; j++)
