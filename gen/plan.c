@@ -152,7 +152,8 @@ static void choose_store_pitch(ixj_plan *p, const plan_request *req) {
   int64_t s = dst->stride[last];
   if (req->gpu || req->cpu_vector_bytes != 64 || p->strategy != PLAN_GENERAL || p->vector_elems != 1) return;
   if (p->op != IXJ_OP_FILL && p->op != IXJ_OP_COPY) return;
-  if ((p->elem_size != 4 && p->elem_size != 8) || s < 2 || s > 4 || dst->rotate[last]) return;
+  /* a chain's head strides count elements of its tail's space, not of memory */
+  if ((p->elem_size != 4 && p->elem_size != 8) || s < 2 || s > 4 || dst->rotate[last] || dst->num_tail) return;
   if (p->op == IXJ_OP_COPY && (p->operand[1].num_tail || p->operand[1].stride[last] != 1 || p->operand[1].rotate[last]))
     return;
   int lanes = bytes / (int)p->elem_size, per_store = (int)(lanes / s);

@@ -12,7 +12,7 @@ of the same shape (permutations, reversals, rotations, strided embeddings,
 reshapes that push LMADs). Element sizes 1, 2, 4, 8, 16.
 
 usage: gen_jit_cases.py OUT [--copies N] [--fills N] [--cats N] [--large N] [--tiled N] [--tiled-cats N]
-                         [--seed S]
+                         [--chain-dsts N] [--seed S]
 """
 import argparse
 import os
@@ -179,6 +179,37 @@ def tiled_cat_case(rng):
     return "\t".join(["cat", str(e), str(axis), "iota " + " ".join(map(str, out))] + srcs)
 
 
+def chain_dst_case(rng):
+    """A copy or fill whose destination is a chain (a reshape of a non-contiguous
+    view) read with a step of 2 to 4 or backwards after the reshape, so that
+    its head's strides count elements of the tail's space, not of memory
+    (round 23: the masked stores of every 2nd to 4th element took them for
+    memory and wrote elsewhere, past the buffer's end too)."""
+    e = rng.choice([1, 2, 4, 4, 8, 8, 16])
+    rank = rng.randint(1, 3)
+    shape = [rng.choice([1, 3, 4, 8, 12, 16, 17, 32, 64, 100]) for _ in range(rank - 1)] + [rng.choice([4, 8, 16, 32, 48, 64, 128])]
+    k = rng.randrange(rank) if rng.random() < 0.3 else rank - 1
+    step = rng.choice([2, 3, 4, -1, -2])
+    outer = list(shape)
+    outer[k] *= abs(step)
+    # the chain itself: a transposed or strided view of the outer count, reshaped
+    count = _count(outer)
+    f = _factorize(rng, count, 3)
+    while sum(x > 1 for x in f) < 2:  # a transpose of two extents or more: no single LMAD
+        f = _factorize(rng, count, 3)
+    perm = list(range(len(f)))
+    big = [q for q in range(len(f)) if f[q] > 1]
+    while [q for q in perm if f[q] > 1] == big:
+        rng.shuffle(perm)
+    stored = [f[q] for q in perm]
+    inverse = [perm.index(j) for j in range(len(f))]
+    chain = f"iota {' '.join(map(str, stored))} | permute {' '.join(map(str, inverse))} | reshape {' '.join(map(str, outer))}"
+    dst = chain + " | slice " + " ".join(f"::{step}" if j == k else ":" for j in range(rank))
+    if rng.random() < 0.4:
+        return f"fill\t{e}\t{dst}"
+    return f"copy\t{e}\t{dst}\tiota {' '.join(map(str, shape))}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -188,6 +219,7 @@ def main():
     ap.add_argument("--large", type=int, default=25)
     ap.add_argument("--tiled", type=int, default=60)
     ap.add_argument("--tiled-cats", type=int, default=20)
+    ap.add_argument("--chain-dsts", type=int, default=80)
     ap.add_argument("--seed", type=int, default=29112026)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -197,6 +229,7 @@ def main():
     lines += [large_case(rng, k) for k in range(a.large)]
     lines += [tiled_case(rng) for _ in range(a.tiled)]
     lines += [tiled_cat_case(rng) for _ in range(a.tiled_cats)]
+    lines += [chain_dst_case(rng) for _ in range(a.chain_dsts)]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 
