@@ -150,6 +150,12 @@ static void emit_setup_pointers(emitter *e, text *t) {
   if (e->p->op != IXJ_OP_FILL) return;
   if (e->p->vector_elems == 1) {
     ixj__text_put(t, "  %%value = load %s, ptr %%p.1, align 1\n", e->scalar);
+    if (e->p->chain_runs) { /* the value across a chain run's vector */
+      int lanes = e->p->chain_runs / (int)e->p->elem_size;
+      ixj__text_put(t, "  %%value.u1 = insertelement <%d x %s> poison, %s %%value, i32 0\n", lanes, e->scalar, e->scalar);
+      ixj__text_put(t, "  %%value.run = shufflevector <%d x %s> %%value.u1, <%d x %s> poison, <%d x i32> zeroinitializer\n",
+                    lanes, e->scalar, lanes, e->scalar, lanes);
+    }
     if (!e->p->row_lanes) return;
     /* the value across a row vector (plan.row_lanes) */
     int lanes = e->p->row_lanes;
@@ -207,6 +213,110 @@ static void emit_spread_load(emitter *e, text *t, int k, int src, int src_off) {
 }
 
 /* dst[dst_off] = src[src_off] (src < 0: the fill value). */
+static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off);
+
+/* A chain run (plan.chain_runs, gen/plan.c choose_chain_runs) from the point
+ * %i.o: its first offsets off[o], and left[o] (>= 1) for each chain operand,
+ * the points its run holds from there. %run.n points, the row's rest at most,
+ * move a constant stride apart in each operand (a chain's run dim stride,
+ * another operand's along the row); the inner loop then steps %run.n (the
+ * template's STEP). Where the destination's run goes forward, whole vectors
+ * of plan.chain_runs bytes move it from its first vector boundary on (aligned
+ * stores, streaming where the plan streams; the source's vector loaded
+ * whole, or backward and reversed by one shuffle), and an element loop its
+ * head and tail; an element loop moves a run backward in the destination. (LLVM's loop vectorizer does not take a loop of streaming stores
+ * whose alignment it cannot see.) */
+static void emit_chain_run(emitter *e, text *t, const int *off, const int *left) {
+  const ixj_plan *p = e->p;
+  lower *lw = &e->lw;
+  iprog *g = &lw->prog;
+  int last = p->rank - 1, operands = p->op == IXJ_OP_COPY ? 2 : 1, E = (int)p->elem_size;
+  int n = ixj__iprog_emit(g, IOP_SUB, IPROG_S64, IPROG_NUW, input(e, IPROG_S64, "%%seg.end", 0), input(e, IPROG_S64, "%%i.o", 0), -1, 0);
+  for (int o = 0; o < operands; o++)
+    if (left[o] >= 0)
+      n = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, ixj__iprog_emit(g, IOP_ULT, IPROG_I1, 0, left[o], n, -1, 0), left[o], n, 0);
+  int64_t step[2] = {0, 0};
+  bool vectors = true;
+  for (int o = 0; o < operands; o++) {
+    const plan_operand *x = &p->operand[o];
+    step[o] = x->stride[last];
+    if (x->num_tail) {
+      lmad_ldim d[IXJ_MAX_RANK];
+      ixj__lmad_logical_dims(&x->tail[0], d);
+      step[o] = d[ixj__plan_run_dim(&x->tail[0])].stride;
+    }
+    vectors = vectors && (step[o] == 1 || (o == 1 && step[o] == -1));
+  }
+  flush(e, t);
+  name nn = ref(e, n), d0 = ref(e, off[0]);
+  ixj__text_put(t, "  %%run.n = add i64 %s, 0\n", nn.s);
+  if (vectors) { /* [0, h) and [vend, n) by elements, [h, vend) by vectors */
+    int lanes = p->chain_runs / E, shift = 0, lshift = 0;
+    while ((1 << shift) < E) shift++;
+    while ((1 << lshift) < lanes) lshift++;
+    ixj__text_put(t,
+                  "  %%run.d = getelementptr %s, ptr %%bp.0, i64 %s\n  %%run.da = ptrtoint ptr %%run.d to i64\n"
+                  "  %%run.neg = sub i64 0, %%run.da\n  %%run.mis = and i64 %%run.neg, %d\n"
+                  "  %%run.mrem = and i64 %%run.mis, %d\n  %%run.ok = icmp eq i64 %%run.mrem, 0\n"
+                  "  %%run.h0 = lshr i64 %%run.mis, %d\n  %%run.h1 = select i1 %%run.ok, i64 %%run.h0, i64 %%run.n\n"
+                  "  %%run.hlt = icmp ult i64 %%run.h1, %%run.n\n  %%run.h = select i1 %%run.hlt, i64 %%run.h1, i64 %%run.n\n"
+                  "  %%run.rest = sub nuw i64 %%run.n, %%run.h\n  %%run.nv = lshr i64 %%run.rest, %d\n"
+                  "  %%run.vn = shl nuw i64 %%run.nv, %d\n  %%run.vend = add nuw i64 %%run.h, %%run.vn\n",
+                  e->scalar, d0.s, p->chain_runs - 1, E - 1, shift, lshift, lshift);
+  } else {
+    ixj__text_put(t, "  %%run.h = add i64 %%run.n, 0\n  %%run.vend = add i64 %%run.n, 0\n");
+  }
+  ixj__text_put(t, "  br label %%run.seg\n\nrun.seg:\n"
+                   "  %%rs.k0 = phi i64 [ 0, %%inner ], [ %%run.vend, %%run.vdone ]\n"
+                   "  %%rs.k1 = phi i64 [ %%run.h, %%inner ], [ %%run.n, %%run.vdone ]\n"
+                   "  %%rs.tail = phi i1 [ false, %%inner ], [ true, %%run.vdone ]\n"
+                   "  %%rs.any = icmp ult i64 %%rs.k0, %%rs.k1\n  br i1 %%rs.any, label %%run, label %%run.sdone\n\n"
+                   "run:\n  %%rk = phi i64 [ %%rs.k0, %%run.seg ], [ %%rk.next, %%run ]\n");
+  int k = input(e, IPROG_S64, "%%rk", 0), at[2] = {-1, -1};
+  for (int o = 0; o < operands; o++)
+    at[o] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, off[o],
+                            ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NSW, k, ixj__iprog_const_s64(g, step[o]), -1, 0), -1, 0);
+  flush(e, t);
+  emit_move(e, t, at[0], operands == 2 ? 1 : -1, operands == 2 ? at[1] : -1);
+  ixj__text_put(t, "  %%rk.next = add nuw nsw i64 %%rk, 1\n  %%rk.more = icmp ult i64 %%rk.next, %%rs.k1\n"
+                   "  br i1 %%rk.more, label %%run, label %%run.sdone\n\n"
+                   "run.sdone:\n  br i1 %%rs.tail, label %%run.done, label %%run.vpre\n\n"
+                   "run.vpre:\n  %%rv.any = icmp ult i64 %%run.h, %%run.vend\n  br i1 %%rv.any, label %%run.v, label %%run.vdone\n\n");
+  int lanes = p->chain_runs / E;
+  ixj__text_put(t, "run.v:\n  %%rv = phi i64 [ %%run.h, %%run.vpre ], [ %%rv.next, %%run.v ]\n");
+  if (vectors) {
+    char store_md[96];
+    if (p->nontemporal)
+      snprintf(store_md, sizeof store_md, ", !nontemporal !%d, !alias.scope !%d, !noalias !%d", MD_NONTEMPORAL, MD_DST_LIST,
+               MD_SRC_LIST);
+    else
+      snprintf(store_md, sizeof store_md, ", !alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
+    ixj__text_put(t, "  %%rv.d = getelementptr %s, ptr %%run.d, i64 %%rv\n", e->scalar);
+    if (operands == 2 && step[1] == 1) {
+      name s0 = ref(e, off[1]);
+      ixj__text_put(t, "  %%rv.s0 = getelementptr %s, ptr %%bp.1, i64 %s\n  %%rv.s = getelementptr %s, ptr %%rv.s0, i64 %%rv\n"
+                       "  %%rv.v = load <%d x %s>, ptr %%rv.s, align 1, !alias.scope !%d, !noalias !%d\n"
+                       "  store <%d x %s> %%rv.v, ptr %%rv.d, align %d%s\n",
+                    e->scalar, s0.s, e->scalar, lanes, e->scalar, MD_SRC_LIST, MD_DST_LIST, lanes, e->scalar, p->chain_runs, store_md);
+    } else if (operands == 2) { /* a run backward in the source: the vector ending at its point rv, reversed */
+      name s0 = ref(e, off[1]);
+      ixj__text_put(t, "  %%rv.s0 = getelementptr %s, ptr %%bp.1, i64 %s\n  %%rv.b = add nuw nsw i64 %%rv, %d\n"
+                       "  %%rv.n = sub nsw i64 0, %%rv.b\n  %%rv.s = getelementptr %s, ptr %%rv.s0, i64 %%rv.n\n"
+                       "  %%rv.l = load <%d x %s>, ptr %%rv.s, align 1, !alias.scope !%d, !noalias !%d\n"
+                       "  %%rv.v = shufflevector <%d x %s> %%rv.l, <%d x %s> poison, <%d x i32> <",
+                    e->scalar, s0.s, lanes - 1, e->scalar, lanes, e->scalar, MD_SRC_LIST, MD_DST_LIST, lanes, e->scalar, lanes,
+                    e->scalar, lanes);
+      for (int l = 0; l < lanes; l++) ixj__text_put(t, "%si32 %d", l ? ", " : "", lanes - 1 - l);
+      ixj__text_put(t, ">\n  store <%d x %s> %%rv.v, ptr %%rv.d, align %d%s\n", lanes, e->scalar, p->chain_runs, store_md);
+    } else {
+      ixj__text_put(t, "  store <%d x %s> %%value.run, ptr %%rv.d, align %d%s\n", lanes, e->scalar, p->chain_runs, store_md);
+    }
+  }
+  ixj__text_put(t, "  %%rv.next = add nuw nsw i64 %%rv, %d\n  %%rv.more = icmp ult i64 %%rv.next, %%run.vend\n"
+                   "  br i1 %%rv.more, label %%run.v, label %%run.vdone\n\n"
+                   "run.vdone:\n  br label %%run.seg\n\nrun.done:\n", lanes);
+}
+
 static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
   if (e->p->store_pitch) { /* every store_pitch-th lane of one vector window: a masked store */
     int k = e->tmp++, lanes = store_lanes(e->p);
@@ -749,13 +859,17 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
   for (int o = 0; o < p->num_operands; o++) wide_inner = wide_inner && p->operand[o].rotate[last] == 0;
   outer[last] = wide_inner ? input(e, IPROG_S64, "%%i.o", 0)
                            : ixj__iprog_emit(&lw->prog, IOP_CAST, lw->index, 0, input(e, IPROG_U64, "%%i.o", 0), -1, -1, 0);
+  int left[2] = {-1, -1};
   for (int o = 0; o < row_operands; o++) {
     const plan_operand *x = &p->operand[o];
     int v = ixj__lower_offset(lw, row_off[o], 1, &outer[last], &x->stride[last], &x->rotate[last], &p->shape[last]);
-    off[o] = ixj__lower_chain(lw, x, v);
+    off[o] = p->chain_runs && x->num_tail ? ixj__lower_chain_run(lw, x, v, &left[o]) : ixj__lower_chain(lw, x, v);
   }
+  if (p->chain_runs) emit_chain_run(e, in, off, left);
   flush(e, in);
-  if (p->masked_ends) {
+  if (p->chain_runs) {
+    /* emit_chain_run moved the run */
+  } else if (p->masked_ends) {
     emit_masked_move(e, in, off[0], p->op == IXJ_OP_COPY ? off[1] : -1);
   } else if (p->op == IXJ_OP_COPY) {
     emit_move(e, in, off[0], 1, off[1]);
@@ -814,7 +928,8 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
     char extent[32], step[16], lanes[16], segments[8];
     snprintf(segments, sizeof segments, "%d", MD_SEGMENTS);
     snprintf(extent, sizeof extent, "%lld", (long long)p->shape[last]);
-    snprintf(step, sizeof step, "%d", p->masked_ends ? p->row_lanes : p->vector_elems);
+    if (p->chain_runs) snprintf(step, sizeof step, "%%run.n");
+    else snprintf(step, sizeof step, "%d", p->masked_ends ? p->row_lanes : p->vector_elems);
     snprintf(lanes, sizeof lanes, "%d", p->row_lanes ? p->row_lanes : 1);
     /* 512-bit vectors stay whole even where LLVM's tuning prefers 256 bits */
     bool wide = p->row_lanes && (size_t)p->row_lanes * p->elem_size == 64;

@@ -135,6 +135,10 @@ int ixj__lower_offset(lower *lw, int base, int rank, const int *coord, const int
 /* A head offset x re-linearised through the operand's chain (identity for
  * one LMAD): each tail LMAD unflattens it by its logical shape and maps it. */
 int ixj__lower_chain(lower *lw, const plan_operand *o, int x);
+/* ixj__lower_chain for an operand of one tail LMAD whose run dim
+ * (ixj__plan_run_dim) is not rotated, and *left: how many points from x on (x included) stay in the
+ * run, each the run dim's stride further in memory (an S64 value >= 1). */
+int ixj__lower_chain_run(lower *lw, const plan_operand *o, int x, int *left);
 /* The offset of operand o at the point `coord` (index type) of an iteration
  * space of `extent`: head LMAD, then the chain. */
 int ixj__lower_point_offset(lower *lw, const plan_operand *o, int rank, const int *coord, const int64_t *extent);

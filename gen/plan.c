@@ -1138,11 +1138,29 @@ static void tile_work(ixj_plan *p, bool gpu) {
   }
 }
 
+int ixj__plan_run_dim(const ixj_lmad *tail) {
+  lmad_ldim d[IXJ_MAX_RANK];
+  ixj__lmad_logical_dims(tail, d);
+  for (int k = tail->rank - 1; k >= 0; k--)
+    if (d[k].extent > 1) return k;
+  return -1;
+}
+
 /* Whether the destination's innermost dim steps to the adjacent element
- * (stride 1 or -1): element loops then store whole lines, in either order. */
+ * (stride 1 or -1): element loops then store whole lines, in either order. A
+ * chain's head steps through its tail's positions: adjacent in memory where
+ * it has one tail whose run dim (ixj__plan_run_dim) has stride 1 or -1 too
+ * (between runs it jumps, as rows do). */
 static bool dst_rows_adjacent(const ixj_plan *p) {
-  int64_t inner = p->operand[0].stride[p->rank - 1];
-  return inner == 1 || inner == -1;
+  const plan_operand *dst = &p->operand[0];
+  int64_t inner = dst->stride[p->rank - 1];
+  if (inner != 1 && inner != -1) return false;
+  if (!dst->num_tail) return true;
+  int j = dst->num_tail == 1 ? ixj__plan_run_dim(&dst->tail[0]) : -1;
+  if (j < 0) return false;
+  lmad_ldim d[IXJ_MAX_RANK];
+  ixj__lmad_logical_dims(&dst->tail[0], d);
+  return d[j].stride == 1 || d[j].stride == -1;
 }
 
 /* On a CPU, out of cache: whether the kernel prefetches. A general kernel
@@ -1284,6 +1302,48 @@ static void settle_gather(ixj_plan *p) {
   if (p->gather && ixj__plan_short_span(p)) p->gather = 0;
 }
 
+/* Chains whose factors do not line up (ixj__plan_refine_chains left them:
+ * a[:, 1:].reshape(4095, 4096) of a 4096^2 array, whose rows of 4096 cross
+ * the view's rows of 4095) kept the element loop, where every element's
+ * offset unflattens its head position through the tail: a magic division per
+ * tail dim, 0.18 of the ceiling there. But along a row, where the head steps
+ * one position a point, the tail's digits stand still but its innermost one
+ * (of extent > 1), which climbs by one until it wraps: so each row moves in
+ * runs, each decomposed once, its points a constant stride apart in every
+ * operand (gen/emit_llvm.c, emit_elementwise: a loop LLVM vectorizes where
+ * the strides are 1). Where every chain operand has one tail LMAD whose
+ * innermost dim is not rotated, its head steps +1 along the row, and every
+ * operand's run steps to the adjacent element (stride 1 or -1, not rotated
+ * along the row). Runs read across rows (a reshape of a transposed slice:
+ * a stride of 4096) or every other element kept the element loop: in runs,
+ * element by element, they ran at 0.02-0.03 and 0.59-0.61 of the ceiling
+ * against 0.03-0.04 and 0.63 (round 23, 1 thread); a reversed run gained
+ * (0.14 -> 0.34-0.36). */
+static void choose_chain_runs(ixj_plan *p, const plan_request *req) {
+  int last = p->rank - 1;
+  bool chained = false;
+  if (req->gpu || p->strategy != PLAN_GENERAL || (p->op != IXJ_OP_COPY && p->op != IXJ_OP_FILL) || p->vector_elems != 1 ||
+      p->row_lanes || p->shape[last] < 2)
+    return;
+  for (int o = 0; o < p->num_operands; o++) {
+    const plan_operand *x = &p->operand[o];
+    if (!has_dims(p, o)) continue;
+    if (x->rotate[last]) return;
+    int64_t step = x->stride[last];
+    if (x->num_tail) {
+      if (x->num_tail != 1 || x->stride[last] != 1) return;
+      lmad_ldim d[IXJ_MAX_RANK];
+      int j = ixj__plan_run_dim(&x->tail[0]);
+      ixj__lmad_logical_dims(&x->tail[0], d);
+      if (j < 0 || d[j].rotate) return;
+      step = d[j].stride;
+      chained = true;
+    }
+    if (step != 1 && step != -1) return;
+  }
+  p->chain_runs = chained ? (req->cpu_vector_bytes == 64 ? 64 : 32) : 0;
+}
+
 /* Strategy, index width, streaming and work units of a plan whose dims are
  * final; cat_bytes as for streams(). */
 static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
@@ -1303,6 +1363,7 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   bool out_of_cache = streams(p, req, cat_bytes);
   if (out_of_cache) p->nontemporal = 1;
   choose_packed_rows(p);
+  choose_chain_runs(p, req);
   streamed_row_ends(p, req);
   /* tiles stream only whole lines: rows on line boundaries, or staged */
   stage_tiles(p, req);
@@ -1506,9 +1567,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
   ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d gather=%d tile_a=%d span=%d row_flush=%d"
-                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d masked_ends=%d packed=%d row_group=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
+                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d masked_ends=%d packed=%d runs=%d row_group=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
                    p->zip, p->unzip, p->stack, p->staged, p->gather, p->tile_a, p->span, p->row_flush, p->super_a, p->super_b, p->prefetch, p->store_pitch,
-                   p->row_lanes, p->masked_ends, p->packed_rows, p->row_group, p->asm_regs, p->cat_axis);
+                   p->row_lanes, p->masked_ends, p->packed_rows, p->chain_runs, p->row_group, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS)
     ixj__textbuf_put(&b, " part_vector_bytes=%d part_zen=%d", p->part_vector_bytes, p->part_zen);

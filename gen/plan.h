@@ -106,6 +106,9 @@ typedef struct ixj_plan {
                        all on vectors) lie back to back in the destination: the kernel walks the
                        destination's vectors, each loaded from the one or two rows it holds (row_lanes
                        lanes, masked) */
+  int chain_runs;   /* GENERAL copy or fill on a CPU of chains that do not refine (choose_chain_runs in
+                       gen/plan.c): each row moves in runs, one decomposition a run, where every operand
+                       steps a constant stride until a chain's tail dim wraps */
   int source_major; /* INNER_CONTIGUOUS copy on a Zen CPU, streamed: its outer dims were put in the source's
                        order (source_major_rows in gen/plan.c; the strides show it, a cat part records it) */
   int row_group;    /* INNER_CONTIGUOUS copy on a CPU, streamed, of short rows: this many rows (along dim
@@ -269,6 +272,10 @@ static inline int ixj__plan_tile_outer_dims(const ixj_plan *p) { return p->rank 
 /* Part k of a CAT_PARTS plan as a copy plan of its own, the same at planning
  * and at emission. */
 ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *err);
+/* A chain run's dim of a tail LMAD (plan.chain_runs): its innermost logical
+ * dim of extent > 1, whose digit moves first as the flat position climbs, or
+ * -1 (a single point). */
+int ixj__plan_run_dim(const ixj_lmad *tail);
 /* Rewrites chain operands (a head and one tail LMAD) as single LMADs over a
  * refined iteration space when the factors line up (gen/plan_refine.c);
  * false, and the plan unchanged, when they do not. */

@@ -823,6 +823,52 @@ static void fill_orders(void **state) {
           for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_FILL, e, 0, views[v][0], 0, NULL, vb, stream, mis, views[v][1]);
 }
 
+/* Chains that do not refine move each row in runs (plan.chain_runs): one
+ * decomposition a run, its points adjacent in every operand, by vectors where
+ * all run forward. Runs shorter than the row and longer, backward runs and
+ * runs of two points; a chain destination, chains on both sides, a rotated
+ * outer tail dim, a trailing unit dim; and chains that keep the element loop
+ * (runs across rows, a rotated run dim, a head stepping backward), each every
+ * way, with rows off by an element and by a byte (no vectors then). */
+static void chain_runs(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int runs;
+  } copies[] = {
+      {"iota 63 64", "iota 64 64 | slice : 1: | reshape 63 64", 1},
+      {"iota 63 64", "iota 64 64 | permute 1 0 | slice : 1: | reshape 63 64", 0},
+      {"iota 40 100 | slice : 3:", "iota 97 41 | slice : 1: | reshape 40 97", 1},
+      {"iota 64 64 | slice : 1: | reshape 63 64", "iota 63 64", 1},
+      {"iota 64 64 | slice : ::-1 | slice : 1: | reshape 63 64", "iota 63 64 | slice ::-1", 1},
+      {"iota 50 31 | slice : 1: | reshape 60 25", "iota 30 51 | slice : 1: | reshape 60 25", 1},
+      {"iota 40 15", "iota 300 3 | slice : 1: | reshape 40 15", 1},
+      {"iota 63 64", "iota 64 65 1 | slice : 2: : | reshape 63 64", 1},
+      {"iota 63 64", "iota 64 64 | rotate 5 0 | slice : 1: | reshape 63 64", 1},
+      {"iota 63 64", "iota 64 64 | slice : ::-1 | slice : 1: | reshape 63 64", 1},
+      {"iota 63 64", "iota 64 64 | rotate 0 5 | slice : 1: | reshape 63 64", 0},
+      {"iota 63 64", "iota 64 64 | slice : 1: | reshape 63 64 | slice : ::-1", 0},
+  };
+  static const char *fills[] = {"iota 64 64 | slice : 1: | reshape 63 64", "iota 50 31 | slice : 1: | reshape 60 25",
+                                "iota 300 3 | slice : 1: | reshape 40 15"};
+  for (size_t c = 0; c < sizeof copies / sizeof *copies; c++)
+    for (int vb = 32; vb <= 64; vb += 32) {
+      ixj_plan *p = copy_plan(copies[c].dst, copies[c].src, 4, vb, 0, 0, NULL);
+      assert_string_equal(ixj__plan_strategy_name(p->strategy), "general");
+      if (p->chain_runs != (copies[c].runs ? vb : 0)) fail_msg("%s <- %s: chain_runs %d", copies[c].dst, copies[c].src, p->chain_runs);
+      free(p);
+    }
+  for (int vb = 32; vb <= 64; vb += 32)
+    for (size_t e = 1; e <= 16; e *= 2)
+      for (int stream = 0; stream < 2; stream++)
+        for (int m = 0; m < (e > 1 ? 3 : 2); m++) {
+          size_t mis = m == 0 ? 0 : m == 1 ? 1 : e; /* aligned, off by a byte, off by an element */
+          for (size_t c = 0; c < sizeof copies / sizeof *copies; c++)
+            check(IXJ_OP_COPY, e, 0, copies[c].dst, 1, &copies[c].src, vb, stream, mis, "general");
+          for (size_t f = 0; f < sizeof fills / sizeof *fills; f++) check(IXJ_OP_FILL, e, 0, fills[f], 0, NULL, vb, stream, mis, "general");
+        }
+}
+
 /* GENERAL copies into contiguous destination rows: the aligned vector loop
  * in the middle of each row (reversed, every 2nd to 4th element, broadcast;
  * rotated rows: one loop on each side of the wrap),
@@ -1818,7 +1864,7 @@ int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
-                                     cmocka_unit_test(row_vectors), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
+                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
