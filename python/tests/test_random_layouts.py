@@ -21,13 +21,6 @@ DIMS = [1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 20, 31, 32, 33, 60, 64, 65, 100, 128, 1
 MAX_BYTES = 4 << 20
 
 
-@pytest.fixture(scope="module", params=["in_cache", "streamed"])
-def layout_ctx(request):
-    if request.param == "in_cache":
-        return ixjit.Context(threads=2, disk_cache=False)
-    return ixjit.Context(threads=2, disk_cache=False, last_level_cache=64 << 10)
-
-
 def random_dtype(rng):
     return np.dtype(DTYPES[int(rng.integers(len(DTYPES)))])
 
@@ -75,7 +68,7 @@ def check_copy(ctx, src):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_random_permutes(seed, layout_ctx):
+def test_random_permutes(seed, cache_ctx):
     rng = np.random.default_rng(100 + seed)
     for _ in range(40):
         dtype, rank = random_dtype(rng), int(rng.integers(2, 5))
@@ -89,11 +82,11 @@ def test_random_permutes(seed, layout_ctx):
             src = src[(slice(None),) * d + (cut,)]
             if src.size == 0:
                 continue
-        check_copy(layout_ctx, src.transpose(rng.permutation(rank)))
+        check_copy(cache_ctx, src.transpose(rng.permutation(rank)))
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_random_cats(seed, layout_ctx):
+def test_random_cats(seed, cache_ctx):
     rng = np.random.default_rng(200 + seed)
     for _ in range(20):
         dtype, rank, count = random_dtype(rng), int(rng.integers(2, 5)), int(rng.integers(2, 5))
@@ -114,31 +107,31 @@ def test_random_cats(seed, layout_ctx):
         base, view = destination_for(rng, want_view.shape, dtype)
         want = base.copy()
         view(want)[...] = want_view
-        ixjit.cat(view(base), srcs, axis=axis, context=layout_ctx)
+        ixjit.cat(view(base), srcs, axis=axis, context=cache_ctx)
         assert base.tobytes() == want.tobytes(), (dtype, axis, [(s.shape, s.strides) for s in srcs])
 
 
 @pytest.mark.parametrize("channels", [9, 12, 15, 16, 20, 24, 31, 32, 33])
-def test_nchw_to_nhwc_bytes_over_4k_planes(channels, layout_ctx):
+def test_nchw_to_nhwc_bytes_over_4k_planes(channels, cache_ctx):
     """Crowded byte tiles one block wide along a (9 to 31 channels) read the source in
     place; from two blocks on they gather their rows first."""
     rng = np.random.default_rng(channels)
     src = random_bytes(rng, (2, channels, 64, 64), np.dtype(np.uint8)).transpose(0, 2, 3, 1)
-    check_copy(layout_ctx, src)
+    check_copy(cache_ctx, src)
 
 
-def test_cat_of_wide_nhwc_byte_parts(layout_ctx):
+def test_cat_of_wide_nhwc_byte_parts(cache_ctx):
     """Parts staged as spans of 250-byte rows do not gather (more than the stack should
     hold), in the cat's rebuilt part plans as in a copy's."""
     rng = np.random.default_rng(7)
     srcs = [random_bytes(rng, (2, 250, 64, 64), np.dtype(np.uint8)).transpose(0, 2, 3, 1) for _ in range(2)]
     dst = np.zeros((4, 64, 64, 250), np.uint8)
-    ixjit.cat(dst, srcs, axis=0, context=layout_ctx)
+    ixjit.cat(dst, srcs, axis=0, context=cache_ctx)
     assert np.array_equal(dst, np.concatenate(srcs, axis=0))
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64])
-def test_reversed_destination_rows_of_a_6d_style_permute(dtype, layout_ctx):
+def test_reversed_destination_rows_of_a_6d_style_permute(dtype, cache_ctx):
     """A destination unit dim of 8 reversed, its partner (stride 8) forward: no contiguous
     run to fuse the tile's a over (the fused plan was refused with an internal error)."""
     rng = np.random.default_rng(8)
@@ -146,5 +139,5 @@ def test_reversed_destination_rows_of_a_6d_style_permute(dtype, layout_ctx):
     base = np.zeros((40, 25, 8), dtype)
     want = base.copy()
     want[::-1, 1:, ::-1] = src
-    ixjit.copy(base[::-1, 1:, ::-1], src, context=layout_ctx)
+    ixjit.copy(base[::-1, 1:, ::-1], src, context=cache_ctx)
     assert base.tobytes() == want.tobytes()
