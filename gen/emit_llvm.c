@@ -239,12 +239,7 @@ static void emit_chain_run(emitter *e, text *t, const int *off, const int *left)
   bool vectors = true;
   for (int o = 0; o < operands; o++) {
     const plan_operand *x = &p->operand[o];
-    step[o] = x->stride[last];
-    if (x->num_tail) {
-      lmad_ldim d[IXJ_MAX_RANK];
-      ixj__lmad_logical_dims(&x->tail[0], d);
-      step[o] = d[ixj__plan_run_dim(&x->tail[0])].stride;
-    }
+    step[o] = x->num_tail ? ixj__plan_run_stride(&x->tail[0]) : x->stride[last];
     vectors = vectors && (step[o] == 1 || (o == 1 && step[o] == -1));
   }
   flush(e, t);

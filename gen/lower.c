@@ -289,32 +289,30 @@ int ixj__lower_offset(lower *lw, int base, int rank, const int *coord, const int
   return acc;
 }
 
-int ixj__lower_chain(lower *lw, const plan_operand *o, int x) {
-  for (int m = 0; m < o->num_tail; m++) {
-    const ixj_lmad *l = &o->tail[m];
-    lmad_ldim d[IXJ_MAX_RANK];
-    int64_t shape[IXJ_MAX_RANK], stride[IXJ_MAX_RANK], rot[IXJ_MAX_RANK];
-    int digits[IXJ_MAX_RANK];
-    ixj__lmad_logical_dims(l, d);
-    for (int k = 0; k < l->rank; k++) shape[k] = d[k].extent, stride[k] = d[k].stride, rot[k] = d[k].rotate;
-    ixj__lower_unflatten(lw, cast(lw, lw->index, x), l->rank, shape, (uint64_t)ixj__lmad_count(l) - 1, digits);
-    x = ixj__lower_offset(lw, ixj__iprog_const_s64(&lw->prog, plan_tail_offset(o, m)), l->rank, digits, stride, rot, shape);
-  }
-  return x;
-}
-
-int ixj__lower_chain_run(lower *lw, const plan_operand *o, int x, int *left) {
-  const ixj_lmad *l = &o->tail[0];
+/* Tail LMAD m of o's chain applied to x: unflattened by its logical shape and
+ * mapped; with left, also the points from x on in its run dim's run
+ * (ixj__lower_chain_run). */
+static int chain_level(lower *lw, const plan_operand *o, int m, int x, int *left) {
+  const ixj_lmad *l = &o->tail[m];
   lmad_ldim d[IXJ_MAX_RANK];
   int64_t shape[IXJ_MAX_RANK], stride[IXJ_MAX_RANK], rot[IXJ_MAX_RANK];
-  int digits[IXJ_MAX_RANK], j = ixj__plan_run_dim(l);
+  int digits[IXJ_MAX_RANK];
   ixj__lmad_logical_dims(l, d);
   for (int k = 0; k < l->rank; k++) shape[k] = d[k].extent, stride[k] = d[k].stride, rot[k] = d[k].rotate;
   ixj__lower_unflatten(lw, cast(lw, lw->index, x), l->rank, shape, (uint64_t)ixj__lmad_count(l) - 1, digits);
-  /* extent - digit >= 1: the points left in the run, this one included */
-  *left = cast(lw, IPROG_S64, emit2(lw, IOP_SUB, IPROG_NUW, konst(lw, (uint64_t)shape[j]), digits[j]));
-  return ixj__lower_offset(lw, ixj__iprog_const_s64(&lw->prog, plan_tail_offset(o, 0)), l->rank, digits, stride, rot, shape);
+  if (left) { /* extent - digit >= 1: the points left in the run, this one included */
+    int j = ixj__plan_run_dim(l);
+    *left = cast(lw, IPROG_S64, emit2(lw, IOP_SUB, IPROG_NUW, konst(lw, (uint64_t)shape[j]), digits[j]));
+  }
+  return ixj__lower_offset(lw, ixj__iprog_const_s64(&lw->prog, plan_tail_offset(o, m)), l->rank, digits, stride, rot, shape);
 }
+
+int ixj__lower_chain(lower *lw, const plan_operand *o, int x) {
+  for (int m = 0; m < o->num_tail; m++) x = chain_level(lw, o, m, x, NULL);
+  return x;
+}
+
+int ixj__lower_chain_run(lower *lw, const plan_operand *o, int x, int *left) { return chain_level(lw, o, 0, x, left); }
 
 int ixj__lower_point_offset(lower *lw, const plan_operand *o, int rank, const int *coord, const int64_t *extent) {
   return ixj__lower_chain(lw, o, ixj__lower_offset(lw, ixj__iprog_const_s64(&lw->prog, o->head_offset), rank, coord, o->stride, o->rotate, extent));

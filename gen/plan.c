@@ -1146,6 +1146,13 @@ int ixj__plan_run_dim(const ixj_lmad *tail) {
   return -1;
 }
 
+int64_t ixj__plan_run_stride(const ixj_lmad *tail) {
+  lmad_ldim d[IXJ_MAX_RANK];
+  int j = ixj__plan_run_dim(tail);
+  ixj__lmad_logical_dims(tail, d);
+  return j < 0 || d[j].rotate ? 0 : d[j].stride;
+}
+
 /* Whether the destination's innermost dim steps to the adjacent element
  * (stride 1 or -1): element loops then store whole lines, in either order. A
  * chain's head steps through its tail's positions: adjacent in memory where
@@ -1156,11 +1163,8 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
   int64_t inner = dst->stride[p->rank - 1];
   if (inner != 1 && inner != -1) return false;
   if (!dst->num_tail) return true;
-  int j = dst->num_tail == 1 ? ixj__plan_run_dim(&dst->tail[0]) : -1;
-  if (j < 0) return false;
-  lmad_ldim d[IXJ_MAX_RANK];
-  ixj__lmad_logical_dims(&dst->tail[0], d);
-  return d[j].stride == 1 || d[j].stride == -1;
+  int64_t run = dst->num_tail == 1 ? ixj__plan_run_stride(&dst->tail[0]) : 0;
+  return run == 1 || run == -1;
 }
 
 /* On a CPU, out of cache: whether the kernel prefetches. A general kernel
@@ -1332,11 +1336,7 @@ static void choose_chain_runs(ixj_plan *p, const plan_request *req) {
     int64_t step = x->stride[last];
     if (x->num_tail) {
       if (x->num_tail != 1 || x->stride[last] != 1) return;
-      lmad_ldim d[IXJ_MAX_RANK];
-      int j = ixj__plan_run_dim(&x->tail[0]);
-      ixj__lmad_logical_dims(&x->tail[0], d);
-      if (j < 0 || d[j].rotate) return;
-      step = d[j].stride;
+      step = ixj__plan_run_stride(&x->tail[0]);
       chained = true;
     }
     if (step != 1 && step != -1) return;

@@ -276,6 +276,9 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
  * dim of extent > 1, whose digit moves first as the flat position climbs, or
  * -1 (a single point). */
 int ixj__plan_run_dim(const ixj_lmad *tail);
+/* The memory stride of that dim: how far apart a run's points lie; 0 where
+ * the tail has no run dim or it is rotated (its runs break at the wrap). */
+int64_t ixj__plan_run_stride(const ixj_lmad *tail);
 /* Rewrites chain operands (a head and one tail LMAD) as single LMADs over a
  * refined iteration space when the factors line up (gen/plan_refine.c);
  * false, and the plan unchanged, when they do not. */
