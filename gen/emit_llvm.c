@@ -212,6 +212,14 @@ static void emit_spread_load(emitter *e, text *t, int k, int src, int src_off) {
   ixj__text_put(t, ">\n");
 }
 
+/* A destination store's metadata: streaming where the plan streams, and its alias scope. */
+static void store_metadata(const ixj_plan *p, char *md, size_t size) {
+  if (p->nontemporal)
+    snprintf(md, size, ", !nontemporal !%d, !alias.scope !%d, !noalias !%d", MD_NONTEMPORAL, MD_DST_LIST, MD_SRC_LIST);
+  else
+    snprintf(md, size, ", !alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
+}
+
 /* dst[dst_off] = src[src_off] (src < 0: the fill value). */
 static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off);
 
@@ -230,7 +238,7 @@ static void emit_chain_run(emitter *e, text *t, const int *off, const int *left)
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
   iprog *g = &lw->prog;
-  int last = p->rank - 1, operands = p->op == IXJ_OP_COPY ? 2 : 1, E = (int)p->elem_size;
+  int last = p->rank - 1, operands = p->op == IXJ_OP_COPY ? 2 : 1, E = (int)p->elem_size, lanes = p->chain_runs / E;
   int n = ixj__iprog_emit(g, IOP_SUB, IPROG_S64, IPROG_NUW, input(e, IPROG_S64, "%%seg.end", 0), input(e, IPROG_S64, "%%i.o", 0), -1, 0);
   for (int o = 0; o < operands; o++)
     if (left[o] >= 0)
@@ -245,8 +253,8 @@ static void emit_chain_run(emitter *e, text *t, const int *off, const int *left)
   flush(e, t);
   name nn = ref(e, n), d0 = ref(e, off[0]);
   ixj__text_put(t, "  %%run.n = add i64 %s, 0\n", nn.s);
-  if (vectors) { /* [0, h) and [vend, n) by elements, [h, vend) by vectors */
-    int lanes = p->chain_runs / E, shift = 0, lshift = 0;
+  if (vectors) { /* [0, h) and [vend, n) by the element loop (run.seg), [h, vend) by vectors */
+    int shift = 0, lshift = 0;
     while ((1 << shift) < E) shift++;
     while ((1 << lshift) < lanes) lshift++;
     ixj__text_put(t,
@@ -256,57 +264,55 @@ static void emit_chain_run(emitter *e, text *t, const int *off, const int *left)
                   "  %%run.h0 = lshr i64 %%run.mis, %d\n  %%run.h1 = select i1 %%run.ok, i64 %%run.h0, i64 %%run.n\n"
                   "  %%run.hlt = icmp ult i64 %%run.h1, %%run.n\n  %%run.h = select i1 %%run.hlt, i64 %%run.h1, i64 %%run.n\n"
                   "  %%run.rest = sub nuw i64 %%run.n, %%run.h\n  %%run.nv = lshr i64 %%run.rest, %d\n"
-                  "  %%run.vn = shl nuw i64 %%run.nv, %d\n  %%run.vend = add nuw i64 %%run.h, %%run.vn\n",
+                  "  %%run.vn = shl nuw i64 %%run.nv, %d\n  %%run.vend = add nuw i64 %%run.h, %%run.vn\n"
+                  "  br label %%run.seg\n\nrun.seg:\n"
+                  "  %%rs.k0 = phi i64 [ 0, %%inner ], [ %%run.vend, %%run.vdone ]\n"
+                  "  %%rs.k1 = phi i64 [ %%run.h, %%inner ], [ %%run.n, %%run.vdone ]\n"
+                  "  %%rs.tail = phi i1 [ false, %%inner ], [ true, %%run.vdone ]\n"
+                  "  %%rs.any = icmp ult i64 %%rs.k0, %%rs.k1\n  br i1 %%rs.any, label %%run, label %%run.sdone\n\n"
+                  "run:\n  %%rk = phi i64 [ %%rs.k0, %%run.seg ], [ %%rk.next, %%run ]\n",
                   e->scalar, d0.s, p->chain_runs - 1, E - 1, shift, lshift, lshift);
-  } else {
-    ixj__text_put(t, "  %%run.h = add i64 %%run.n, 0\n  %%run.vend = add i64 %%run.n, 0\n");
+  } else { /* the element loop alone: a run backward in the destination */
+    ixj__text_put(t, "  br label %%run\n\nrun:\n  %%rk = phi i64 [ 0, %%inner ], [ %%rk.next, %%run ]\n");
   }
-  ixj__text_put(t, "  br label %%run.seg\n\nrun.seg:\n"
-                   "  %%rs.k0 = phi i64 [ 0, %%inner ], [ %%run.vend, %%run.vdone ]\n"
-                   "  %%rs.k1 = phi i64 [ %%run.h, %%inner ], [ %%run.n, %%run.vdone ]\n"
-                   "  %%rs.tail = phi i1 [ false, %%inner ], [ true, %%run.vdone ]\n"
-                   "  %%rs.any = icmp ult i64 %%rs.k0, %%rs.k1\n  br i1 %%rs.any, label %%run, label %%run.sdone\n\n"
-                   "run:\n  %%rk = phi i64 [ %%rs.k0, %%run.seg ], [ %%rk.next, %%run ]\n");
   int k = input(e, IPROG_S64, "%%rk", 0), at[2] = {-1, -1};
   for (int o = 0; o < operands; o++)
     at[o] = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, off[o],
                             ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NSW, k, ixj__iprog_const_s64(g, step[o]), -1, 0), -1, 0);
   flush(e, t);
   emit_move(e, t, at[0], operands == 2 ? 1 : -1, operands == 2 ? at[1] : -1);
-  ixj__text_put(t, "  %%rk.next = add nuw nsw i64 %%rk, 1\n  %%rk.more = icmp ult i64 %%rk.next, %%rs.k1\n"
-                   "  br i1 %%rk.more, label %%run, label %%run.sdone\n\n"
+  ixj__text_put(t, "  %%rk.next = add nuw nsw i64 %%rk, 1\n  %%rk.more = icmp ult i64 %%rk.next, %s\n",
+                vectors ? "%rs.k1" : "%run.n");
+  if (!vectors) {
+    ixj__text_put(t, "  br i1 %%rk.more, label %%run, label %%run.done\n\nrun.done:\n");
+    return;
+  }
+  ixj__text_put(t, "  br i1 %%rk.more, label %%run, label %%run.sdone\n\n"
                    "run.sdone:\n  br i1 %%rs.tail, label %%run.done, label %%run.vpre\n\n"
-                   "run.vpre:\n  %%rv.any = icmp ult i64 %%run.h, %%run.vend\n  br i1 %%rv.any, label %%run.v, label %%run.vdone\n\n");
-  int lanes = p->chain_runs / E;
-  ixj__text_put(t, "run.v:\n  %%rv = phi i64 [ %%run.h, %%run.vpre ], [ %%rv.next, %%run.v ]\n");
-  if (vectors) {
-    char store_md[96];
-    if (p->nontemporal)
-      snprintf(store_md, sizeof store_md, ", !nontemporal !%d, !alias.scope !%d, !noalias !%d", MD_NONTEMPORAL, MD_DST_LIST,
-               MD_SRC_LIST);
-    else
-      snprintf(store_md, sizeof store_md, ", !alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
-    ixj__text_put(t, "  %%rv.d = getelementptr %s, ptr %%run.d, i64 %%rv\n", e->scalar);
-    if (operands == 2 && step[1] == 1) {
-      name s0 = ref(e, off[1]);
-      ixj__text_put(t, "  %%rv.s0 = getelementptr %s, ptr %%bp.1, i64 %s\n  %%rv.s = getelementptr %s, ptr %%rv.s0, i64 %%rv\n"
-                       "  %%rv.v = load <%d x %s>, ptr %%rv.s, align 1, !alias.scope !%d, !noalias !%d\n"
-                       "  store <%d x %s> %%rv.v, ptr %%rv.d, align %d%s\n",
-                    e->scalar, s0.s, e->scalar, lanes, e->scalar, MD_SRC_LIST, MD_DST_LIST, lanes, e->scalar, p->chain_runs, store_md);
-    } else if (operands == 2) { /* a run backward in the source: the vector ending at its point rv, reversed */
-      name s0 = ref(e, off[1]);
-      ixj__text_put(t, "  %%rv.s0 = getelementptr %s, ptr %%bp.1, i64 %s\n  %%rv.b = add nuw nsw i64 %%rv, %d\n"
-                       "  %%rv.n = sub nsw i64 0, %%rv.b\n  %%rv.s = getelementptr %s, ptr %%rv.s0, i64 %%rv.n\n"
-                       "  %%rv.l = load <%d x %s>, ptr %%rv.s, align 1, !alias.scope !%d, !noalias !%d\n"
-                       "  %%rv.v = shufflevector <%d x %s> %%rv.l, <%d x %s> poison, <%d x i32> <",
-                    e->scalar, s0.s, lanes - 1, e->scalar, lanes, e->scalar, MD_SRC_LIST, MD_DST_LIST, lanes, e->scalar, lanes,
+                   "run.vpre:\n  %%rv.any = icmp ult i64 %%run.h, %%run.vend\n  br i1 %%rv.any, label %%run.v, label %%run.vdone\n\n"
+                   "run.v:\n  %%rv = phi i64 [ %%run.h, %%run.vpre ], [ %%rv.next, %%run.v ]\n"
+                   "  %%rv.d = getelementptr %s, ptr %%run.d, i64 %%rv\n",
+                e->scalar);
+  const char *value = "%value.run";
+  if (operands == 2) { /* the source's vector at rv, or, backward, the one ending at rv, reversed */
+    name s0 = ref(e, off[1]);
+    value = "%rv.v";
+    ixj__text_put(t, "  %%rv.s0 = getelementptr %s, ptr %%bp.1, i64 %s\n", e->scalar, s0.s);
+    if (step[1] == 1) ixj__text_put(t, "  %%rv.at = add i64 %%rv, 0\n");
+    else ixj__text_put(t, "  %%rv.b = add nuw nsw i64 %%rv, %d\n  %%rv.at = sub nsw i64 0, %%rv.b\n", lanes - 1);
+    ixj__text_put(t, "  %%rv.s = getelementptr %s, ptr %%rv.s0, i64 %%rv.at\n"
+                     "  %%rv.%s = load <%d x %s>, ptr %%rv.s, align 1, !alias.scope !%d, !noalias !%d\n",
+                  e->scalar, step[1] == 1 ? "v" : "l", lanes, e->scalar, MD_SRC_LIST, MD_DST_LIST);
+    if (step[1] != 1) {
+      ixj__text_put(t, "  %%rv.v = shufflevector <%d x %s> %%rv.l, <%d x %s> poison, <%d x i32> <", lanes, e->scalar, lanes,
                     e->scalar, lanes);
       for (int l = 0; l < lanes; l++) ixj__text_put(t, "%si32 %d", l ? ", " : "", lanes - 1 - l);
-      ixj__text_put(t, ">\n  store <%d x %s> %%rv.v, ptr %%rv.d, align %d%s\n", lanes, e->scalar, p->chain_runs, store_md);
-    } else {
-      ixj__text_put(t, "  store <%d x %s> %%value.run, ptr %%rv.d, align %d%s\n", lanes, e->scalar, p->chain_runs, store_md);
+      ixj__text_put(t, ">\n");
     }
   }
+  char store_md[96];
+  store_metadata(p, store_md, sizeof store_md);
+  ixj__text_put(t, "  store <%d x %s> %s, ptr %%rv.d, align %d%s\n", lanes, e->scalar, value, p->chain_runs, store_md);
   ixj__text_put(t, "  %%rv.next = add nuw nsw i64 %%rv, %d\n  %%rv.more = icmp ult i64 %%rv.next, %%run.vend\n"
                    "  br i1 %%rv.more, label %%run.v, label %%run.vdone\n\n"
                    "run.vdone:\n  br label %%run.seg\n\nrun.done:\n", lanes);
@@ -333,11 +339,7 @@ static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
   int k = e->tmp++;
   name d = ref(e, dst_off);
   char store_md[96];
-  if (e->p->nontemporal)
-    snprintf(store_md, sizeof store_md, ", !nontemporal !%d, !alias.scope !%d, !noalias !%d", MD_NONTEMPORAL,
-             MD_DST_LIST, MD_SRC_LIST);
-  else
-    snprintf(store_md, sizeof store_md, ", !alias.scope !%d, !noalias !%d", MD_DST_LIST, MD_SRC_LIST);
+  store_metadata(e->p, store_md, sizeof store_md);
   ixj__text_put(t, "  %%m%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, e->scalar, d.s);
   if (write_prefetch(e->p)) emit_write_prefetch(t, e->p, k);
   if (src < 0) {
