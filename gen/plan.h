@@ -283,6 +283,11 @@ int64_t ixj__plan_run_stride(const ixj_lmad *tail);
  * refined iteration space when the factors line up (gen/plan_refine.c);
  * false, and the plan unchanged, when they do not. */
 bool ixj__plan_refine_chains(ixj_plan *p);
+/* Rewrites a copy or fill whose chain operands are plain reshapes (their
+ * heads row-major iotas) as single LMADs over the common refinement of every
+ * operand's flat order (gen/plan_refine.c), where the factors need not line
+ * up; false, and the plan unchanged, when some operand has no such form. */
+bool ixj__plan_unchain_flat(ixj_plan *p);
 /* The canonical signature: everything the kernel bakes in, and the target.
  * snprintf-style. */
 size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, size_t size);

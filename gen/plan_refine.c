@@ -202,3 +202,153 @@ bool ixj__plan_refine_chains(ixj_plan *p) {
   }
   return true;
 }
+
+/* ---- chains read in flat order ---------------------------------------------
+ *
+ * A copy pairs the operands' points in row-major order of the logical
+ * shape, so it may iterate any shape with the same row-major order: every
+ * shape whose flattening is the logical one. A chain whose head is the
+ * row-major iota of its logical shape (a plain reshape, x.reshape(...)) is,
+ * in flat order, just its tail LMAD; a single LMAD is, in flat order, its
+ * dims merged where they are contiguous into groups (the mixed radix
+ * x -> (x / P, x % P) with an affine offset per digit). Iterating the
+ * common refinement of every operand's groups (the union of their
+ * boundaries P, when each divides the next) makes every operand a single
+ * LMAD again. a[:, 1:].T.reshape(4095, 4096) into a contiguous destination
+ * is then the transpose of a 4096 x 4095 view into rows of 4095: the
+ * destination takes the view's shape instead of the view taking the
+ * destination's, which ixj__plan_refine_chains cannot do when the factors
+ * (4095 and 4096) do not divide each other.
+ *
+ * A fill visits a set of offsets in any order, so its destination's head
+ * may also be a permutation of row-major (a transposed reshape): the fill
+ * is then one of the tail. */
+
+/* Up to one group per logical dim of the head or the tail. */
+typedef struct flat_form {
+  int count;
+  sub_dim group[IXJ_MAX_RANK]; /* innermost first */
+  int64_t end[IXJ_MAX_RANK];   /* the flat position where each group's digit ends: products from the innermost */
+} flat_form;
+
+/* dims in row-major order (outermost first) -> groups, innermost first:
+ * a dim joins the group inside it when its stride steps over the whole
+ * group, neither rotated (a rotated digit is no part of a larger affine
+ * one). */
+static void group_dims(int n, const int64_t *extent, const int64_t *stride, const int64_t *rotate, flat_form *f) {
+  f->count = 0;
+  for (int k = n - 1; k >= 0; k--) {
+    if (extent[k] == 1) continue;
+    sub_dim *in = f->count ? &f->group[f->count - 1] : NULL;
+    int64_t step;
+    if (in && !rotate[k] && !in->rotate && !__builtin_mul_overflow(in->stride, in->extent, &step) && step == stride[k]) {
+      in->extent *= extent[k]; /* at most the point count */
+      f->end[f->count - 1] *= extent[k];
+      continue;
+    }
+    f->group[f->count] = (sub_dim){extent[k], stride[k], rotate[k]};
+    f->end[f->count] = (f->count ? f->end[f->count - 1] : 1) * extent[k];
+    f->count++;
+  }
+}
+
+/* Whether a chain's head (logical dims in the plan's order) walks all of
+ * its tail's flat space row-major from 0 (not a slice of it): any order of
+ * dims for a fill. */
+static bool head_is_iota(const ixj_plan *p, const plan_operand *o, bool any_order) {
+  if (o->head_offset != 0 || o->num_tail != 1 || p->count != ixj__lmad_count(&o->tail[0])) return false;
+  int64_t hs[IXJ_MAX_RANK];
+  for (int k = 0; k < p->rank; k++) {
+    if (p->shape[k] > 1 && (o->rotate[k] || o->stride[k] <= 0)) return false;
+    hs[k] = p->shape[k] == 1 ? -1 : o->stride[k];
+  }
+  int order[IXJ_MAX_RANK], n = p->rank;
+  if (any_order) by_stride_desc(hs, p->rank, order);
+  else
+    for (int k = 0; k < n; k++) order[k] = k;
+  int64_t want = 1;
+  for (int k = n - 1; k >= 0; k--) {
+    int d = order[k];
+    if (p->shape[d] == 1) continue;
+    if (o->stride[d] != want) return false;
+    want *= p->shape[d];
+  }
+  return true;
+}
+
+static bool flat_form_of(const ixj_plan *p, const plan_operand *o, flat_form *f) {
+  if (o->num_tail == 0) {
+    group_dims(p->rank, p->shape, o->stride, o->rotate, f);
+    return true;
+  }
+  if (!head_is_iota(p, o, p->op == IXJ_OP_FILL)) return false;
+  lmad_ldim td[IXJ_MAX_RANK];
+  int64_t extent[IXJ_MAX_RANK], stride[IXJ_MAX_RANK], rotate[IXJ_MAX_RANK];
+  ixj__lmad_logical_dims(&o->tail[0], td);
+  for (int m = 0; m < o->tail[0].rank; m++) {
+    extent[m] = td[m].extent;
+    stride[m] = td[m].stride;
+    rotate[m] = td[m].rotate;
+  }
+  group_dims(o->tail[0].rank, extent, stride, rotate, f);
+  return true;
+}
+
+bool ixj__plan_unchain_flat(ixj_plan *p) {
+  if (p->op == IXJ_OP_CAT || p->num_operands > 2) return false;
+  flat_form form[2];
+  bool any_chain = false;
+  for (int o = 0; o < p->num_operands; o++) {
+    if (p->op == IXJ_OP_FILL && o == 1) continue;
+    any_chain = any_chain || p->operand[o].num_tail > 0;
+    if (!flat_form_of(p, &p->operand[o], &form[o])) return false;
+  }
+  if (!any_chain) return false;
+  /* the union of the group boundaries, ascending: each must divide the next */
+  int64_t bound[IXJ_MAX_RANK + 1];
+  int nb = 0;
+  int at[2] = {0, 0};
+  int users = p->op == IXJ_OP_FILL ? 1 : 2;
+  for (;;) {
+    int64_t next = INT64_MAX;
+    for (int o = 0; o < users; o++)
+      if (at[o] < form[o].count && form[o].end[at[o]] < next) next = form[o].end[at[o]];
+    if (next == INT64_MAX) break;
+    for (int o = 0; o < users; o++)
+      if (at[o] < form[o].count && form[o].end[at[o]] == next) at[o]++;
+    if (nb == IXJ_MAX_RANK || (nb && next % bound[nb - 1])) return false;
+    bound[nb++] = next;
+  }
+  /* every new dim [bound[j-1], bound[j]) lies in one group of each operand */
+  int64_t stride[2][IXJ_MAX_RANK], rotate[2][IXJ_MAX_RANK];
+  for (int o = 0; o < users; o++) {
+    int g = 0;
+    for (int j = 0; j < nb; j++) {
+      int64_t lo = j ? bound[j - 1] : 1, start;
+      while (form[o].end[g] < bound[j]) g++;
+      const sub_dim *d = &form[o].group[g];
+      start = g ? form[o].end[g - 1] : 1;
+      bool whole = lo == start && bound[j] == form[o].end[g];
+      if (d->rotate && !whole) return false;
+      if (__builtin_mul_overflow(d->stride, lo / start, &stride[o][j])) return false;
+      rotate[o][j] = d->rotate;
+    }
+  }
+  /* outermost first */
+  p->rank = nb ? nb : 1;
+  for (int j = 0; j < p->rank; j++) {
+    int from = nb - 1 - j;
+    p->shape[j] = nb ? bound[from] / (from ? bound[from - 1] : 1) : 1;
+    for (int o = 0; o < users; o++) {
+      plan_operand *x = &p->operand[o];
+      x->stride[j] = nb ? stride[o][from] : 0;
+      x->rotate[j] = nb ? rotate[o][from] : 0;
+    }
+  }
+  for (int o = 0; o < users; o++) {
+    plan_operand *x = &p->operand[o];
+    x->num_tail = 0; /* a chain's head offset is 0 (head_is_iota); its runtime offset, the tail's, stays */
+    x->tail = NULL;
+  }
+  return true;
+}

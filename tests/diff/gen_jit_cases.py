@@ -12,7 +12,7 @@ of the same shape (permutations, reversals, rotations, strided embeddings,
 reshapes that push LMADs). Element sizes 1, 2, 4, 8, 16.
 
 usage: gen_jit_cases.py OUT [--copies N] [--fills N] [--cats N] [--large N] [--tiled N] [--tiled-cats N]
-                         [--chain-dsts N] [--seed S]
+                         [--chain-dsts N] [--flat-chains N] [--seed S]
 """
 import argparse
 import os
@@ -210,6 +210,60 @@ def chain_dst_case(rng):
     return f"copy\t{e}\t{dst}\tiota {' '.join(map(str, shape))}"
 
 
+def reshaped_view(rng, view, shape):
+    """A plain reshape to shape of a non-contiguous view of extents view: a
+    permuted array, sliced by an offset, backwards or with a step, maybe
+    rotated."""
+    rank = len(view)
+    stored, key = [], []
+    for n in view:
+        k = rng.random()
+        if k < 0.3:
+            stored.append(n + rng.randint(1, 3))
+            key.append(f"{stored[-1] - n}:")
+        elif k < 0.45:
+            stored.append(n)
+            key.append("::-1")
+        elif k < 0.6:
+            stored.append(2 * n)
+            key.append("1::2")
+        else:
+            stored.append(n)
+            key.append(":")
+    order = list(range(rank))
+    rng.shuffle(order)  # memory order of the view's dims
+    text = f"iota {' '.join(str(stored[q]) for q in order)} | permute {' '.join(str(order.index(i)) for i in range(rank))}"
+    text += " | slice " + " ".join(key)
+    if rng.random() < 0.15:
+        text += " | rotate " + " ".join(str(rng.randint(-3, 3)) for _ in view)
+    return text + " | reshape " + " ".join(map(str, shape))
+
+
+def flat_chain_case(rng):
+    """Plain reshapes of non-contiguous views whose factors need not line up
+    (ixj__plan_unchain_flat reads them in flat order): from a chain into a
+    contiguous array, through one into another chain, into one from a
+    contiguous array, and fills of one (transposed after its reshape too)."""
+    e = rng.choice([1, 2, 4, 4, 8, 16])
+    view = [rng.randint(2, 70) for _ in range(rng.choice([2, 2, 3]))]
+    if rng.random() < 0.3:
+        view[-1] = rng.choice([64, 128, 250, 256])
+    count = _count(view)
+    shape = _factorize(rng, count, 3)
+    chain = reshaped_view(rng, view, shape)
+    kind = rng.randrange(4)
+    if kind == 0:
+        return f"copy\t{e}\tiota {' '.join(map(str, shape))}\t{chain}"
+    if kind == 1:
+        if len(shape) > 1 and rng.random() < 0.5:
+            chain += " | permute " + " ".join(map(str, reversed(range(len(shape)))))
+        return f"fill\t{e}\t{chain}"
+    if kind == 2:
+        other = _factorize(rng, count, 3)
+        return f"copy\t{e}\t{reshaped_view(rng, other, shape)}\t{chain}"
+    return f"copy\t{e}\t{chain}\tiota {' '.join(map(str, shape))}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -220,6 +274,7 @@ def main():
     ap.add_argument("--tiled", type=int, default=60)
     ap.add_argument("--tiled-cats", type=int, default=20)
     ap.add_argument("--chain-dsts", type=int, default=80)
+    ap.add_argument("--flat-chains", type=int, default=120)
     ap.add_argument("--seed", type=int, default=29112026)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -230,6 +285,7 @@ def main():
     lines += [tiled_case(rng) for _ in range(a.tiled)]
     lines += [tiled_cat_case(rng) for _ in range(a.tiled_cats)]
     lines += [chain_dst_case(rng) for _ in range(a.chain_dsts)]
+    lines += [flat_chain_case(rng) for _ in range(a.flat_chains)]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 

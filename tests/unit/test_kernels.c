@@ -814,7 +814,7 @@ static void fill_orders(void **state) {
   (void)state;
   static const char *views[][2] = {{"iota 20 30 | rotate 3 7 | slice ::-1 ::-1", "inner_contiguous"},
                                    {"iota 200 | slice ::-1", "inner_contiguous"},
-                                   {"iota 8 6 | permute 1 0 | reshape 4 12 | slice ::-1", "general"},
+                                   {"iota 8 6 | permute 1 0 | reshape 4 12 | slice ::-1", "inner_contiguous"},
                                    {"iota 64 70 | slice ::-1 ::-2", "general"}};
   for (int vb = 32; vb <= 64; vb += 32)
     for (size_t e = 1; e <= 16; e *= 2)
@@ -828,8 +828,10 @@ static void fill_orders(void **state) {
  * all run forward. Runs shorter than the row and longer, backward runs and
  * runs of two points; a chain destination, chains on both sides, a rotated
  * outer tail dim, a trailing unit dim; and chains that keep the element loop
- * (runs across rows, a rotated run dim, a head stepping backward), each every
- * way, with rows off by an element and by a byte (no vectors then). */
+ * (a rotated run dim, a head stepping backward), each every way, with rows
+ * off by an element and by a byte (no vectors then). Forward runs are kept
+ * where the chain has a flat form (ixj__plan_unchain_flat); backward ones
+ * only where it has none (a destination that cannot take the view's shape). */
 static void chain_runs(void **state) {
   (void)state;
   static const struct {
@@ -837,16 +839,15 @@ static void chain_runs(void **state) {
     int runs;
   } copies[] = {
       {"iota 63 64", "iota 64 64 | slice : 1: | reshape 63 64", 1},
-      {"iota 63 64", "iota 64 64 | permute 1 0 | slice : 1: | reshape 63 64", 0},
       {"iota 40 100 | slice : 3:", "iota 97 41 | slice : 1: | reshape 40 97", 1},
+      {"iota 40 100 | slice : 3:", "iota 97 41 | slice : ::-1 | slice : 1: | reshape 40 97", 1},
       {"iota 64 64 | slice : 1: | reshape 63 64", "iota 63 64", 1},
       {"iota 64 64 | slice : ::-1 | slice : 1: | reshape 63 64", "iota 63 64 | slice ::-1", 1},
       {"iota 50 31 | slice : 1: | reshape 60 25", "iota 30 51 | slice : 1: | reshape 60 25", 1},
       {"iota 40 15", "iota 300 3 | slice : 1: | reshape 40 15", 1},
       {"iota 63 64", "iota 64 65 1 | slice : 2: : | reshape 63 64", 1},
       {"iota 63 64", "iota 64 64 | rotate 5 0 | slice : 1: | reshape 63 64", 1},
-      {"iota 63 64", "iota 64 64 | slice : ::-1 | slice : 1: | reshape 63 64", 1},
-      {"iota 63 64", "iota 64 64 | rotate 0 5 | slice : 1: | reshape 63 64", 0},
+      {"iota 63 64 | slice : :60", "iota 64 64 | rotate 0 5 | slice : 1: | reshape 63 64 | slice : :60", 0},
       {"iota 63 64", "iota 64 64 | slice : 1: | reshape 63 64 | slice : ::-1", 0},
   };
   static const char *fills[] = {"iota 64 64 | slice : 1: | reshape 63 64", "iota 50 31 | slice : 1: | reshape 60 25",
@@ -869,11 +870,58 @@ static void chain_runs(void **state) {
         }
 }
 
-/* GENERAL copies into contiguous destination rows: the aligned vector loop
- * in the middle of each row (reversed, every 2nd to 4th element, broadcast;
- * rotated rows: one loop on each side of the wrap),
- * the scalar head and tail around it, and destinations misaligned by an
- * element or by a byte (no vector loop). */
+/* Chains that are plain reshapes whose factors do not line up plan in flat
+ * order (ixj__plan_unchain_flat): the operands take the view's shape, or a
+ * common refinement of both, and the chain goes. A transposed slice
+ * reshaped (a transpose into rows of 63), backward runs, a step of two, a
+ * rotated tail dim kept whole, a chain on both sides, a fill of a transposed
+ * reshape, a cat input; and chains that keep their tail: a head that slices
+ * the tail's flat space, a rotation the common shape would split, and
+ * forward contiguous runs (chain_runs). Each every way. */
+static void flat_chains(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src, *strategy;
+    int tail; /* the source keeps its tail */
+  } copies[] = {
+      {"iota 63 64", "iota 64 64 | permute 1 0 | slice : 1: | reshape 63 64", "tiled", 0},
+      {"iota 64 64 | slice : 1: | reshape 63 64", "iota 64 64 | permute 1 0 | slice : 1: | reshape 63 64", "tiled", 0},
+      {"iota 63 64", "iota 64 64 | slice : ::-1 | slice : 1: | reshape 63 64", "general", 0},
+      {"iota 63 64", "iota 64 126 | slice : 1::2 | reshape 63 64", "general", 0},
+      {"iota 6 20", "iota 10 12 | rotate 0 5 | permute 1 0 | reshape 6 20", "general", 0},
+      {"iota 60 51 | slice : 1: | reshape 50 60", "iota 50 61 | slice : 1: | permute 1 0 | reshape 50 60", "tiled", 0},
+      {"iota 20 30", "iota 40 40 | permute 1 0 | slice :30 : | reshape 40 30 | slice :20 :", "general", 1},
+      {"iota 6 20 | rotate 0 3", "iota 10 12 | permute 1 0 | reshape 6 20", "general", 1},
+      {"iota 63 64", "iota 64 64 | slice : 1: | reshape 63 64", "general", 1},
+  };
+  static const struct {
+    const char *dst, *strategy;
+  } fills[] = {
+      {"iota 64 64 | permute 1 0 | slice : 1: | reshape 63 64", "inner_contiguous"},
+      {"iota 64 64 | permute 1 0 | slice : 1: | reshape 63 64 | permute 1 0", "inner_contiguous"},
+      {"iota 60 70 | slice ::2 ::-1 | reshape 35 60", "inner_contiguous"},
+  };
+  for (size_t c = 0; c < sizeof copies / sizeof *copies; c++)
+    for (int vb = 32; vb <= 64; vb += 32) {
+      ixj_plan *p = copy_plan(copies[c].dst, copies[c].src, 4, vb, 0, 0, NULL);
+      if (strcmp(ixj__plan_strategy_name(p->strategy), copies[c].strategy) || (p->operand[1].num_tail != 0) != copies[c].tail)
+        fail_msg("%s <- %s: %s, %d tails", copies[c].dst, copies[c].src, ixj__plan_strategy_name(p->strategy), p->operand[1].num_tail);
+      free(p);
+    }
+  const char *cat[] = {"iota 20 31 | permute 1 0 | slice 1: : | reshape 20 30", "iota 20 7"};
+  for (int vb = 32; vb <= 64; vb += 32)
+    for (size_t e = 1; e <= 16; e *= 2)
+      for (int stream = 0; stream < 2; stream++)
+        for (int m = 0; m < (e > 1 ? 3 : 2); m++) {
+          size_t mis = m == 0 ? 0 : m == 1 ? 1 : e;
+          for (size_t c = 0; c < sizeof copies / sizeof *copies; c++)
+            check(IXJ_OP_COPY, e, 0, copies[c].dst, 1, &copies[c].src, vb, stream, mis, copies[c].strategy);
+          for (size_t f = 0; f < sizeof fills / sizeof *fills; f++)
+            check(IXJ_OP_FILL, e, 0, fills[f].dst, 0, NULL, vb, stream, mis, fills[f].strategy);
+          check(IXJ_OP_CAT, e, 1, "iota 20 37", 2, cat, vb, stream, mis, "cat_parts");
+        }
+}
+
 static void row_vectors(void **state) {
   (void)state;
   static const char *cases[][2] = {
@@ -1864,7 +1912,7 @@ int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
-                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
+                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),

@@ -229,7 +229,10 @@ static void cats(void **state) {
   check_case(IXJ_OP_CAT, "iota 3 13", 2, chain, 1);
 }
 
-/* Chains whose factors line up plan as the permutes they are. */
+/* Chains whose factors line up plan as the permutes they are; plain
+ * reshapes whose factors do not, in flat order (the last three: a rotated
+ * tail dim kept whole, a transposed slice, a rotation the common shape would
+ * split, which keeps the chain). */
 static void refined_chains(void **state) {
   (void)state;
   static const char *cases[][3] = {
@@ -237,6 +240,8 @@ static void refined_chains(void **state) {
       {"iota 32 256", "iota 128 64 | permute 1 0 | reshape 32 256", "tiled"},
       {"iota 32 512 | slice : ::2", "iota 128 64 | permute 1 0 | reshape 32 256", "tiled"},
       {"iota 6 20", "iota 10 12 | rotate 0 5 | permute 1 0 | reshape 6 20", "general"},
+      {"iota 63 64", "iota 64 64 | permute 1 0 | slice : 1: | reshape 63 64", "tiled"},
+      {"iota 6 20 | rotate 0 3", "iota 10 12 | permute 1 0 | reshape 6 20", "general chain"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
     ixj_ixfun *d = parse_ok(cases[k][0]), *s = parse_ok(cases[k][1]);
@@ -244,8 +249,9 @@ static void refined_chains(void **state) {
     plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs};
     ixj_plan p;
     assert_int_equal(ixj__plan_build(&req, &p, NULL), IXJ_OK);
-    assert_string_equal(ixj__plan_strategy_name(p.strategy), cases[k][2]);
-    assert_int_equal(p.operand[1].num_tail, strcmp(cases[k][2], "tiled") ? 1 : 0);
+    bool chain = strstr(cases[k][2], " chain") != NULL;
+    assert_int_equal(strncmp(ixj__plan_strategy_name(p.strategy), cases[k][2], strcspn(cases[k][2], " ")), 0);
+    assert_int_equal(p.operand[1].num_tail, chain ? 1 : 0);
     ixj_ixfun_free(d);
     ixj_ixfun_free(s);
   }
