@@ -360,7 +360,7 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
   int e = (int)p->elem_size, fused = p->b_inner ? p->b_inner : p->a_inner ? p->a_inner : 1;
   int stacked = stacked_micro(p->elem_size, fused);
   size_blocks(p, req, stacked ? stacked : cpu_micro(req, p->elem_size), fused);
-  bool unstack = req->cpu_vector_bytes != 64 || req->cpu_zen;
+  bool unstack = req->cpu_vector_bytes != 64 || req->cpu_zen || e == 2; /* halves: INTEL_AVX512_RULES */
   bool crowded = stacked && rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET;
   if (crowded && gather_bytes(p, req)) p->gather = 1;
   else if (crowded && unstack) size_blocks(p, req, (e == 2 && req->cpu_vector_bytes == 64 ? 64 : 32) / e, fused);
@@ -792,6 +792,35 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
   return !staged ? 0 : cpu_vector_bytes == 64 ? PLAN_STAGED_MASKED : PLAN_STAGED_BYTES;
 }
 
+/* INTEL_AVX512_RULES: four of the Zen rules (cpu_zen) that pay on an Intel
+ * Xeon with AVX-512 too (round 24: `rocketlake` to LLVM under KVM, 2 cores, a
+ * 48 KiB L1 and 2 MiB L2 a core), so they hold on every AVX-512 host:
+ * crowded halves in whole 64-byte blocks (choose_cpu_tile), 4- and 8-byte
+ * tiles that do not stage shaped as on a Zen 4 (zen_tile_shape: 16 rows and
+ * 64 floats a tile, 64 rows where the source rows run back to back or the
+ * rows crowd one L1 set), and byte tiles prefetching one tile ahead into L2
+ * (choose_prefetch). Each an environment switch, two alternations, the
+ * bench's transposes, ixjit / the ceiling, 1 / 2 threads: `nchw_to_nhwc_e2`
+ * 0.49-0.52 / 0.51-0.57 -> 0.72-0.77 / 0.78; `t2d_e4` 0.83-0.87 /
+ * 0.78-0.85 -> 1.00-1.02 / 0.97-1.00, `t2d_e8` 0.91-0.92 / 0.96-1.00 ->
+ * 1.05-1.10 / 0.94-1.03, `t2d_e4_big` 0.71-0.74 / 0.75 -> 0.81-0.83 /
+ * 0.86-0.90, `reshape_t` 0.83-0.84 / 0.80-0.83 -> 1.00-1.02 / 0.98-1.03,
+ * `nhwc_to_nchw` 0.90-0.94 / 0.80-0.89 -> 1.00-1.09 / 0.89-0.99, the
+ * others within the noise; `nchw_to_nhwc_u8_c60` 0.63-0.68 / 0.72-0.82 ->
+ * 1.07 / 1.14-1.19, `t2d_e1` 0.42-0.44 / 0.44-0.46 -> 0.51-0.52 /
+ * 0.50-0.52; all three together the same as each. The rest of the Zen
+ * rules lost there (one run each): the two-line 1- and 2-byte tiles
+ * (`t2d_e1` 0.43 -> 0.33, `t2d_e2` 0.72 -> 0.56, in zen_tile_shape), staged
+ * 4-byte tiles of 64 rows (`t2d_e4_odd` 0.90 -> 0.60), unstacked bytes
+ * (`t2d_e1` 0.43 -> 0.35), no prefetch for masked strided stores
+ * (`dst_strided` 0.54 -> 0.42) and the prefetch into L2 of the other tiles
+ * (`t2d_e4` 0.97 -> 0.82), but for the 64-row tiles of long back-to-back
+ * source rows (zen_long_sequential_rows), which prefetch their next row of
+ * tiles in memory order into L2 as on a Zen: `p3d_201` 0.84-0.86 /
+ * 0.78-0.79 -> 1.06-1.07 / 1.02-1.03 (two alternations, with the rules
+ * above); gathered bytes, the source-major walks, the
+ * stream thresholds, staging and the in-cache prefetch were within the
+ * noise. */
 /* Streaming (non-temporal) stores from STREAM_BYTES of output, or above the
  * last-level cache when that is smaller: measured on the Intel development
  * VM (round 1), streamed tiles were 1.2-2x faster from 4 MiB of output up (2
@@ -1083,7 +1112,9 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
     return;
   }
   int e = (int)p->elem_size, rows = e == 4 || e == 8 ? 16 : e == 16 ? 8 : 0;
-  if (req->gpu || !req->cpu_zen || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal) return;
+  bool intel = (e == 4 || e == 8) && !p->staged; /* INTEL_AVX512_RULES */
+  if (req->gpu || !(req->cpu_zen || intel) || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal)
+    return;
   if (e <= 2) {
     /* staged wide halves read two lines of each source row too (64 x 128
      * tiles): 0.46-0.51 -> 0.58-0.60 at 1 thread for 5700 x 5701 (two
@@ -1281,7 +1312,7 @@ static bool zen_in_cache_prefetch(const ixj_plan *p, const plan_request *req) {
 }
 
 static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_cache) {
-  bool gpu = req->gpu, zen = req->cpu_zen != 0;
+  bool gpu = req->gpu, zen = req->cpu_zen || (req->cpu_vector_bytes == 64 && p->elem_size == 1); /* INTEL_AVX512_RULES */
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p) && !(zen && p->store_pitch);
   if (gpu || p->strategy != PLAN_TILED || p->b_inner || p->unzip) return;
   if (!p->nontemporal) {
@@ -1290,7 +1321,8 @@ static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_ca
   }
   p->prefetch = zen ? (req->cpu_vector_bytes == 64 ? PLAN_PREFETCH_NEAR_L2 : PLAN_PREFETCH_NEAR)
                     : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
-  if (zen && sequential_source(p)) {
+  /* the 64-row tiles of long back-to-back rows prefetch their next rows on Intel too (INTEL_AVX512_RULES) */
+  if ((zen && sequential_source(p)) || zen_long_sequential_rows(p, ixj__plan_tile_edge_a(p))) {
     int64_t run = ixj__plan_tile_b_extent(p) * ixj__plan_tile_edge_a(p) * (int64_t)p->elem_size;
     p->prefetch = run > SEQUENTIAL_RUN_BYTES ? PLAN_PREFETCH_SEQUENTIAL_L2 : PLAN_PREFETCH_SEQUENTIAL;
   }

@@ -225,8 +225,8 @@ static void stacked_blocks(void **state) {
                               .cpu_zen = zen, .cpu_asm_regs = vb == 64 ? 32 : 16};
           ixj_plan *p = malloc(sizeof *p);
           bool gather = e == 1 && vb == 64 && zen && cases[c].crowded; /* crowded bytes stay stacked and gather */
-          bool stacked = e <= 2 && ((vb == 64 && !zen) || !cases[c].crowded || gather);
-          /* crowded bytes: 32-byte blocks; halves on Zen cores 64-byte ones with AVX-512 */
+          bool stacked = e <= 2 && ((vb == 64 && !zen && e == 1) || !cases[c].crowded || gather);
+          /* crowded bytes: 32-byte blocks (stacked on Intel with AVX-512); halves 64-byte ones with AVX-512 */
           int whole = e == 1 || (e == 2 && vb == 32) ? 32 / (int)e : vb / (int)e;
           assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
           assert_int_equal(p->strategy, PLAN_TILED);
@@ -1076,21 +1076,21 @@ static void staged_tiles(void **state) {
   static const struct {
     const char *dst, *src;
     size_t elem;
-    int vector_bytes, stream, staged, nontemporal, tile_a, zen;
-  } want[] = {{"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 0, 0}, /* 1080-byte rows: not spanned */
-              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 1, 1, 1, 250, 0}, /* 1000: spanned */
-              {"iota 256 384", "iota 384 256 | permute 1 0", 4, 64, 1, 0, 1, 0, 0}, /* rows on lines */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 1, 0, 0, 0}, /* in cache */
-              {"iota 300 250", "iota 250 300 | permute 1 0", 8, 64, 0, 1, 0, 0, 0}, /* in cache, 2000 bytes */
-              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 0, 1, 0, 0, 0}, /* in cache, 1000: tiles */
-              {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100, 0}, /* in cache, 400: spanned */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 2, 64, 0, 0, 0, 0, 0}, /* in cache, 2 bytes */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 1, 2, 1, 0, 0}, /* AVX2: partial lines by bytes */
-              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 32, 1, 2, 1, 250, 0}, /* AVX2, spanned */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 0, 0, 0, 0, 0}, /* AVX2, in cache: not staged */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 64, 1},  /* Zen, streamed: staged, 64 rows */
-              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 0, 0, 0, 1},   /* Zen, in cache: tiles not */
-              {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100, 1}}; /* Zen, in cache, spanned */
+    int vector_bytes, stream, staged, nontemporal, tile_a, zen, span;
+  } want[] = {{"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 0, 0, 0}, /* 1080-byte rows: not spanned */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 1, 1, 1, 250, 0, 1}, /* 1000: spanned */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 4, 64, 1, 0, 1, 16, 0, 0}, /* rows on lines: 16 rows (INTEL_AVX512_RULES) */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 1, 0, 0, 0, 0}, /* in cache */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 8, 64, 0, 1, 0, 0, 0, 0}, /* in cache, 2000 bytes */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 0, 1, 0, 0, 0, 0}, /* in cache, 1000: tiles */
+              {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100, 0, 1}, /* in cache, 400: spanned */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 2, 64, 0, 0, 0, 0, 0, 0}, /* in cache, 2 bytes */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 1, 2, 1, 0, 0, 0}, /* AVX2: partial lines by bytes */
+              {"iota 300 250", "iota 250 300 | permute 1 0", 4, 32, 1, 2, 1, 250, 0, 1}, /* AVX2, spanned */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 32, 0, 0, 0, 0, 0, 0}, /* AVX2, in cache: not staged */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 64, 1, 0},  /* Zen, streamed: staged, 64 rows */
+              {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 0, 0, 0, 1, 0},   /* Zen, in cache: tiles not */
+              {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100, 1, 1}}; /* Zen, in cache, spanned */
   /* 1-byte tiles four times as wide where a has room for two */
   {
     ixj_ixfun *d = parse_ok("iota 40 1100"), *s = parse_ok("iota 1100 40 | permute 1 0");
@@ -1117,7 +1117,7 @@ static void staged_tiles(void **state) {
     assert_int_equal(p->staged, want[c].staged);
     assert_int_equal(p->nontemporal, want[c].nontemporal);
     assert_int_equal(p->tile_a, want[c].tile_a);
-    assert_int_equal(p->span, want[c].tile_a != 0 && !(want[c].zen && want[c].stream)); /* Zen: zen_tile_shape */
+    assert_int_equal(p->span, want[c].span);
     if (p->staged) { /* the partial lines' stores */
       char *ir = NULL;
       assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
@@ -1334,12 +1334,12 @@ static void source_prefetch(void **state) {
     const char *dst, *src;
     size_t elem;
     int stream, prefetch, sequential; /* sequential: on Zen cores, short rows back to back */
-    int rows32; /* on Zen cores: 4 bytes whose source or destination rows crowd read 32 rows */
+    int rows32; /* with AVX-512, streamed: 4 bytes whose source or destination rows crowd read 32 rows */
   } want[] = {{"iota 2048 1024", "iota 1024 2048 | permute 1 0", 4, 1, 0, 0, 1},       /* 4 and 8 KiB pitches: one set */
               {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0, 0},       /* spread over the sets */
               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0, 0, 0},       /* in cache: Zen only, into L2 */
               {"iota 256 384", "iota 384 256 | permute 1 0", 4, 1, 1, 1, 0},           /* 1 KiB: 8 rows a set */
-              {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 0, 0, 0},           /* 2 KiB: 16; 32 KiB runs */
+              {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 1, 0, 0},           /* 2 KiB: 16 rows a tile, 32 KiB runs */
               {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1, 1, 0}, /* NHWC -> NCHW: 256-byte rows */
               {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1, 1, 0}, /* NCHW -> NHWC, 1 KiB planes */
               {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0, 0, 1}, /* 4 KiB planes */
@@ -1376,7 +1376,7 @@ static void source_prefetch(void **state) {
       /* locality 2 (prefetcht1, into L2) for the crowded ones, else 3 (into L1) */
       assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, expect == PLAN_PREFETCH_NEAR_L2);
       assert_int_equal(strstr(ir, "i32 0, i32 3, i32 1)") != NULL, p->prefetch != 0 && expect != PLAN_PREFETCH_NEAR_L2);
-      assert_int_equal(p->tile_a == 32, near && want[c].rows32 && want[c].elem == 4);
+      assert_int_equal(p->tile_a == 32, want[c].stream && want[c].rows32 && want[c].elem == 4); /* Intel too: INTEL_AVX512_RULES */
       /* the sequential prefetch's address is computed from the block's place, not a step from its load */
       snprintf(along, sizeof along, ".f0 = getelementptr i%d, ptr %%bp.1, i64 %%v", (int)want[c].elem * 8);
       assert_int_equal(strstr(ir, along) != NULL, expect == PLAN_PREFETCH_SEQUENTIAL);
@@ -1463,7 +1463,8 @@ static void zen_tile_shapes(void **state) {
           assert_int_equal(p->strategy, PLAN_TILED);
           assert_int_equal(p->nontemporal, 1);
           if (e == 4 && p->staged) assert_int_equal(p->span, cases[c].span4);
-          bool shaped = zen && vb == 64 && !p->span;
+          /* Intel's 4- and 8-byte tiles that do not stage too (INTEL_AVX512_RULES) */
+          bool shaped = (zen || ((e == 4 || e == 8) && !p->staged)) && vb == 64 && !p->span;
           if (!p->span)
             assert_int_equal(p->tile_a, shaped ? (e == 16 ? 8 : e == 4 && p->staged ? 64 : e == 4 && cases[c].crowded4 ? 32 : 16) : 0);
           /* on Zen with AVX-512 into L2 (short source rows back to back take the sequential
@@ -1515,10 +1516,11 @@ static void zen_narrow_tiles(void **state) {
           if (two) assert_int_equal(p->tile * (int)e, e == 2 ? 128 : 64);       /* halves: two of a source row too */
           /* staged too; gathered bytes in blocks of tiles prefetch the block's next row of tiles */
           int l2 = p->gather && p->super_a && !p->staged ? PLAN_PREFETCH_BLOCK_ROWS : PLAN_PREFETCH_NEAR_L2;
-          assert_int_equal(p->prefetch == l2, zen && vb == 64);
+          bool into_l2 = (zen || e == 1) && vb == 64; /* bytes on Intel too: INTEL_AVX512_RULES */
+          assert_int_equal(p->prefetch == l2, into_l2);
           char *ir = NULL;
           assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
-          assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, zen && vb == 64);
+          assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, into_l2);
           free(ir);
           free(p);
         }
@@ -1652,7 +1654,7 @@ static int run_tiles_past_the_end(const char *dst_text, const char *src_text, si
   unsigned char *before = malloc(total);
   assert_non_null(before);
   memcpy(before, d.mem, total);
-  ixj_plan *p = copy_plan(dst_text, src_text, elem, 64, zen, 1, NULL);
+  ixj_plan *p = copy_plan(dst_text, src_text, elem, zen ? 64 : 32, zen, 1, NULL); /* as super_blocks_past_the_end plans */
   assert_true(p->strategy == PLAN_TILED && p->super_a && !p->a_inner && !p->b_inner && p->vector_elems == 1);
   char name[32], sig[8192], *ir = NULL;
   snprintf(name, sizeof name, "k%d", kernels++);
@@ -1692,14 +1694,15 @@ static void super_blocks_past_the_end(void **state) {
   (void)state;
   static const struct {
     const char *dst, *src;
-    int zen, super_a, super_b; /* 4-byte elements, 64-byte vectors, streamed */
+    int zen, super_a, super_b; /* 4-byte elements, streamed; 64-byte vectors on Zen, 32-byte ones else (Intel's
+                                  4-byte tiles with AVX-512 take the Zen shapes: INTEL_AVX512_RULES) */
   } cases[] = {{"iota 1088 304", "iota 304 1088 | permute 1 0", 1, 10, 9},                 /* 19 x 17 tiles, whole */
                {"iota 1080 304 | slice : :300", "iota 300 1080 | permute 1 0", 1, 10, 9}, /* edges */
                {"iota 1080 304 | slice : :300", "iota 300 1080 | permute 1 0", 0, 10, 12}, /* 10 x 34: b only */
                {"iota 1024 304 | slice : :300", "iota 300 1024 | permute 1 0", 0, 10, 16}, /* divisors: none past */
                {"iota 1080 300", "iota 300 1080 | permute 1 0", 1, 0, 0}};               /* staged: whole blocks only */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-    ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 4, 64, cases[c].zen, 1, NULL);
+    ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 4, cases[c].zen ? 64 : 32, cases[c].zen, 1, NULL);
     assert_int_equal(p->strategy, PLAN_TILED);
     assert_int_equal(p->nontemporal, 1);
     assert_int_equal(p->staged != 0, cases[c].super_a == 0);
@@ -1792,7 +1795,7 @@ static void sequential_prefetch(void **state) {
     for (int vb = 32; vb <= 64; vb += 32)
       for (int zen = 0; zen <= 1; zen++) {
         ixj_plan *p = copy_plan(longer[c].dst, longer[c].src, 4, vb, zen, 1, NULL);
-        bool want = zen && vb == 64 && longer[c].long_rows;
+        bool want = vb == 64 && longer[c].long_rows; /* Intel too: INTEL_AVX512_RULES */
         assert_int_equal(p->strategy, PLAN_TILED);
         assert_int_equal(p->prefetch == PLAN_PREFETCH_SEQUENTIAL_L2, want);
         assert_int_equal(ixj__plan_tile_edge_a(p) == 64, want);
