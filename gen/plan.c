@@ -1362,7 +1362,7 @@ static void settle_gather(ixj_plan *p) {
 static bool chain_runs_fit(const ixj_plan *p, bool forward) {
   int last = p->rank - 1;
   bool chained = false;
-  if (p->shape[last] < 2) return false;
+  if (p->rank < 1 || p->shape[last] < 2) return false; /* rank 0: one point, before finish gives it a dim */
   for (int o = 0; o < p->num_operands; o++) {
     const plan_operand *x = &p->operand[o];
     if (!has_dims(p, o)) continue;
@@ -1454,7 +1454,7 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
  * / 0.74; backward runs, though, 0.94 / 0.88-0.89 against 1.00 / 0.91-0.93
  * flat, and runs across rows 0.06 against 0.84 / 0.78 flat (a transpose). */
 static void unchain(ixj_plan *p, const plan_request *req) {
-  if (ixj__plan_refine_chains(p)) return;
+  if (all_single_lmad(p) || ixj__plan_refine_chains(p)) return;
   if (!req->gpu && (p->op == IXJ_OP_COPY || p->op == IXJ_OP_FILL)) {
     ixj_plan *trial = malloc(sizeof *trial);
     if (!trial) return; /* the chain plans as it is */
