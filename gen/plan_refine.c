@@ -47,6 +47,28 @@ static int by_stride_desc(const int64_t *stride, int n, int *order) {
   return m;
 }
 
+/* A chain head's dims of extent > 1 (in the plan's order, or from the
+ * largest stride when any_order) when they walk its tail's flat positions
+ * row-major, unrotated, each stride the product of the extents inside it;
+ * their count, or -1. */
+static int row_major_head(const ixj_plan *p, const plan_operand *o, bool any_order, int *head) {
+  int64_t hs[IXJ_MAX_RANK], want = 1;
+  int order[IXJ_MAX_RANK], nh = 0;
+  for (int k = 0; k < p->rank; k++) {
+    if (p->shape[k] > 1 && (o->rotate[k] || o->stride[k] <= 0)) return -1;
+    hs[k] = p->shape[k] == 1 ? -1 : o->stride[k];
+    order[k] = k;
+  }
+  if (any_order) by_stride_desc(hs, p->rank, order);
+  for (int k = 0; k < p->rank; k++)
+    if (p->shape[order[k]] > 1) head[nh++] = order[k];
+  for (int k = nh - 1; k >= 0; k--) {
+    if (o->stride[head[k]] != want) return -1;
+    want *= p->shape[head[k]];
+  }
+  return nh;
+}
+
 /* The sub-dims of one chain operand (head + one tail LMAD), or false. */
 static bool split_chain(const ixj_plan *p, const plan_operand *o, split *s) {
   if (o->num_tail != 1 || o->head_offset != 0) return false;
@@ -54,22 +76,10 @@ static bool split_chain(const ixj_plan *p, const plan_operand *o, split *s) {
   lmad_ldim td[IXJ_MAX_RANK];
   ixj__lmad_logical_dims(tail, td);
   /* the head's dims of extent > 1, from the largest stride: exactly row-major */
-  int64_t hs[IXJ_MAX_RANK];
-  int head[IXJ_MAX_RANK], nh = 0, tdims[IXJ_MAX_RANK], nt = 0;
-  for (int k = 0; k < p->rank; k++) {
-    if (o->rotate[k] || o->stride[k] < 0) return false;
-    hs[k] = p->shape[k] == 1 ? -1 : o->stride[k];
-  }
-  int order[IXJ_MAX_RANK], n = by_stride_desc(hs, p->rank, order);
-  for (int k = 0; k < n; k++)
-    if (p->shape[order[k]] > 1) head[nh++] = order[k];
+  int head[IXJ_MAX_RANK], nh = row_major_head(p, o, true, head), tdims[IXJ_MAX_RANK], nt = 0;
+  if (nh < 0) return false;
   for (int m = 0; m < tail->rank; m++)
     if (td[m].extent > 1) tdims[nt++] = m;
-  int64_t want = 1;
-  for (int k = nh - 1; k >= 0; k--) {
-    if (o->stride[head[k]] != want) return false;
-    want *= p->shape[head[k]];
-  }
   memset(s->count, 0, sizeof s->count);
   /* from the innermost: the head dim a and the tail dim b left to split */
   int ia = nh - 1, ib = nt - 1;
@@ -256,24 +266,9 @@ static void group_dims(int n, const int64_t *extent, const int64_t *stride, cons
  * its tail's flat space row-major from 0 (not a slice of it): any order of
  * dims for a fill. */
 static bool head_is_iota(const ixj_plan *p, const plan_operand *o, bool any_order) {
-  if (o->head_offset != 0 || o->num_tail != 1 || p->count != ixj__lmad_count(&o->tail[0])) return false;
-  int64_t hs[IXJ_MAX_RANK];
-  for (int k = 0; k < p->rank; k++) {
-    if (p->shape[k] > 1 && (o->rotate[k] || o->stride[k] <= 0)) return false;
-    hs[k] = p->shape[k] == 1 ? -1 : o->stride[k];
-  }
-  int order[IXJ_MAX_RANK], n = p->rank;
-  if (any_order) by_stride_desc(hs, p->rank, order);
-  else
-    for (int k = 0; k < n; k++) order[k] = k;
-  int64_t want = 1;
-  for (int k = n - 1; k >= 0; k--) {
-    int d = order[k];
-    if (p->shape[d] == 1) continue;
-    if (o->stride[d] != want) return false;
-    want *= p->shape[d];
-  }
-  return true;
+  int head[IXJ_MAX_RANK];
+  return o->head_offset == 0 && o->num_tail == 1 && p->count == ixj__lmad_count(&o->tail[0]) &&
+         row_major_head(p, o, any_order, head) >= 0;
 }
 
 static bool flat_form_of(const ixj_plan *p, const plan_operand *o, flat_form *f) {
