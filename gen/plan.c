@@ -808,7 +808,7 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
  * `nhwc_to_nchw` 0.90-0.94 / 0.80-0.89 -> 1.00-1.09 / 0.89-0.99, the
  * others within the noise; `nchw_to_nhwc_u8_c60` 0.63-0.68 / 0.72-0.82 ->
  * 1.07 / 1.14-1.19, `t2d_e1` 0.42-0.44 / 0.44-0.46 -> 0.51-0.52 /
- * 0.50-0.52; all three together the same as each. The rest of the Zen
+ * 0.50-0.52; these three together the same as each. The rest of the Zen
  * rules lost there (one run each): the two-line 1- and 2-byte tiles
  * (`t2d_e1` 0.43 -> 0.33, `t2d_e2` 0.72 -> 0.56, in zen_tile_shape), staged
  * 4-byte tiles of 64 rows (`t2d_e4_odd` 0.90 -> 0.60), unstacked bytes
@@ -1354,11 +1354,13 @@ static void settle_gather(ixj_plan *p) {
  * a stride of 4096) or every other element kept the element loop: in runs,
  * element by element, they ran at 0.02-0.03 and 0.59-0.61 of the ceiling
  * against 0.03-0.04 and 0.63 (round 23, 1 thread); a reversed run gained
- * (0.14 -> 0.34-0.36). */
-/* The dims choose_chain_runs needs (normalized): every chain operand with
- * one tail, its head stepping +1 along the row, and every operand's run
- * stepping by one element along an unrotated row (forward only, when
- * forward). */
+ * (0.14 -> 0.34-0.36). Since round 24 the plain reshapes among these are
+ * read in flat order instead (unchain, below) but where they move forward
+ * in contiguous runs, so runs are left to those and to chains whose
+ * destination cannot take the view's shape.
+ *
+ * chain_runs_fit: the dims runs need (normalized), forward only when
+ * forward. */
 static bool chain_runs_fit(const ixj_plan *p, bool forward) {
   int last = p->rank - 1;
   bool chained = false;
