@@ -821,6 +821,21 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
  * above); gathered bytes, the source-major walks, the
  * stream thresholds, staging and the in-cache prefetch were within the
  * noise. */
+/* INTEL_NARROW_TILES: on the same Intel VM (round 25), the 1- and 2-byte
+ * tiles prefetch one tile ahead into L1 (PLAN_PREFETCH_NEAR; bytes where
+ * they do not stage), and staged 2-byte tiles are not WIDE_TILES wide (a
+ * rule measured on a Zen 4). Environment switches, two alternations each, 1
+ * thread, ixjit / the ceiling: 5760^2 halves (far: two tiles ahead into L1)
+ * 0.71-0.72 -> 0.86-0.89; 8000^2 bytes (one tile ahead into L2) 0.86-0.87
+ * -> 1.02-1.07, 8192^2 (rows crowding one L1 set) 0.49-0.52 -> 0.52-0.53;
+ * staged 5700 x 5701 halves (four times as wide, far) 0.37-0.40 -> 0.88-0.90
+ * (only as wide as tall: 0.57-0.59; only near: 0.57-0.59). Staged bytes
+ * (8000 x 8010) keep both (0.67 -> 0.56-0.57 near, 0.66 as wide as tall),
+ * and so do the tiles of 4 bytes and more (`t2d_e4` 1.04-1.08 -> 0.94-0.95
+ * near, `t2d_e16` 1.32-1.33 -> 1.07-1.08, `p3d_201` 1.04-1.07 ->
+ * 0.81-0.85). */
+static bool intel_avx512(const plan_request *req) { return !req->gpu && !req->cpu_zen && req->cpu_vector_bytes == 64; }
+
 /* Streaming (non-temporal) stores from STREAM_BYTES of output, or above the
  * last-level cache when that is smaller: measured on the Intel development
  * VM (round 1), streamed tiles were 1.2-2x faster from 4 MiB of output up (2
@@ -949,7 +964,8 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
   if (p->staged && !p->nontemporal && !p->span && req->cpu_zen) p->staged = 0; /* Zen, in cache: above */
   if (p->staged && !p->span && p->nontemporal && req->cpu_zen && req->cpu_vector_bytes == 64)
     p->row_flush = p->stack ? PLAN_FLUSH_ROWS : PLAN_FLUSH_BLOCKS;
-  bool wide = p->staged && !p->span && p->tile * (int64_t)p->elem_size == 64 && a >= 2 * WIDE_TILES * p->tile;
+  bool wide = p->staged && !p->span && p->tile * (int64_t)p->elem_size == 64 && a >= 2 * WIDE_TILES * p->tile &&
+              !(intel_avx512(req) && p->elem_size == 2); /* INTEL_NARROW_TILES */
   p->tile_a = p->span ? (int)a : wide ? WIDE_TILES * p->tile : 0;
 }
 
@@ -1321,6 +1337,7 @@ static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_ca
   }
   p->prefetch = zen ? (req->cpu_vector_bytes == 64 ? PLAN_PREFETCH_NEAR_L2 : PLAN_PREFETCH_NEAR)
                     : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
+  if (intel_avx512(req) && (p->elem_size == 2 || (p->elem_size == 1 && !p->staged))) p->prefetch = PLAN_PREFETCH_NEAR; /* INTEL_NARROW_TILES */
   /* the 64-row tiles of long back-to-back rows prefetch their next rows on Intel too (INTEL_AVX512_RULES) */
   if ((zen && sequential_source(p)) || zen_long_sequential_rows(p, ixj__plan_tile_edge_a(p))) {
     int64_t run = ixj__plan_tile_b_extent(p) * ixj__plan_tile_edge_a(p) * (int64_t)p->elem_size;

@@ -1491,8 +1491,9 @@ static void zen_tile_shapes(void **state) {
  * rows a destination line needs (plan.tile_a = 2T; 2-byte ones two lines of
  * each source row too, plan.tile = 2T), each prefetched a tile
  * ahead into L2 (locality 2), stacked blocks or whole ones; not staged tiles
- * (their own widths), not AVX2 or other CPUs; the kernels against the
- * reference, whole tiles, edges and batches. */
+ * (their own widths), not AVX2 or other CPUs; other AVX-512 hosts one tile
+ * ahead into L1, staged halves not wide; the kernels against the reference,
+ * whole tiles, edges and batches. */
 static void zen_narrow_tiles(void **state) {
   (void)state;
   static const struct {
@@ -1502,7 +1503,8 @@ static void zen_narrow_tiles(void **state) {
                {"iota 1088 1152 | slice : :1100", "iota 1100 1088 | permute 1 0", 1}, /* edges along a */
                {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 1},        /* whole tiles */
                {"iota 3 128 192", "iota 3 192 128 | permute 0 2 1", 1},      /* batched */
-               {"iota 300 270", "iota 270 300 | permute 1 0", 0}};           /* staged */
+               {"iota 300 270", "iota 270 300 | permute 1 0", 0},            /* staged, spanning */
+               {"iota 600 1090", "iota 1090 600 | permute 1 0", 0}};         /* staged */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (size_t e = 1; e <= 2; e++)
       for (int vb = 32; vb <= 64; vb += 32)
@@ -1516,8 +1518,13 @@ static void zen_narrow_tiles(void **state) {
           if (two) assert_int_equal(p->tile * (int)e, e == 2 ? 128 : 64);       /* halves: two of a source row too */
           /* staged too; gathered bytes in blocks of tiles prefetch the block's next row of tiles */
           int l2 = p->gather && p->super_a && !p->staged ? PLAN_PREFETCH_BLOCK_ROWS : PLAN_PREFETCH_NEAR_L2;
-          bool into_l2 = (zen || e == 1) && vb == 64; /* bytes on Intel too: INTEL_AVX512_RULES */
+          /* on Intel with AVX-512 staged bytes only (INTEL_AVX512_RULES); its other 1- and 2-byte
+           * tiles one tile ahead into L1, and its staged halves only as wide as tall (INTEL_NARROW_TILES) */
+          bool intel = !zen && vb == 64;
+          bool into_l2 = vb == 64 && (zen || (e == 1 && p->staged));
           assert_int_equal(p->prefetch == l2, into_l2);
+          if (intel && !into_l2) assert_int_equal(p->prefetch, PLAN_PREFETCH_NEAR);
+          if (p->staged && !p->span && e == 2) assert_int_equal(p->tile_a == 0, intel);
           char *ir = NULL;
           assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
           assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, into_l2);
