@@ -287,7 +287,7 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) 
   p->tile = t;
 }
 
-/* Crowded 1-byte tiles on Zen cores with AVX-512 stay stacked and gather
+/* Crowded 1-byte tiles on AVX-512 hosts stay stacked and gather
  * (plan.gather: each tile's source rows copied whole to a buffer on the
  * stack first, where the stacked blocks read their 16-byte pieces): a
  * stacked block reads each line in four pieces, which crowded rows evicted
@@ -302,8 +302,8 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) 
  * 35-47 / 58-63. Halves gathered (one or two lines a row, 64 or 128 rows)
  * were the same or slower (NCHW -> NHWC of 64 half channels 24.8-26.2 /
  * 39.3-40.8 -> 23.1-24.6 / 31.0-35.9), so they keep the 32-byte blocks;
- * Intel's crowded tiles stay stacked without it (round 8's rule, not
- * measured gathered). Only where a tile's source rows are a whole line (b at
+ * measured on a Zen 4; on the Intel VM of round 25 (INTEL_NARROW_TILES)
+ * they gather too. Only where a tile's source rows are a whole line (b at
  * least T), a is not fused, is two blocks or more and is contiguous in the
  * destination (only stacked blocks read the buffer, and only into rows
  * without gaps: NCHW -> NHWC of 16 to 31 byte channels over 64 x 64 planes,
@@ -314,7 +314,7 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) 
  * 16 bytes), gathered, ran at 12 GB/s against 20-22 in 32-byte blocks; and
  * where rows spread, gathering costs (8128^2 bytes 31-33 against 38). */
 static bool gather_bytes(const ixj_plan *p, const plan_request *req) {
-  return p->elem_size == 1 && req->cpu_zen && req->cpu_vector_bytes == 64 && !p->b_inner && !p->a_inner &&
+  return p->elem_size == 1 && req->cpu_vector_bytes == 64 && !p->b_inner && !p->a_inner &&
          ixj__plan_tile_b_extent(p) >= p->tile && ixj__plan_block_group(p) > 1 && p->operand[0].stride[p->rank - 1] == 1;
 }
 
@@ -833,7 +833,15 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
  * (8000 x 8010) keep both (0.67 -> 0.56-0.57 near, 0.66 as wide as tall),
  * and so do the tiles of 4 bytes and more (`t2d_e4` 1.04-1.08 -> 0.94-0.95
  * near, `t2d_e16` 1.32-1.33 -> 1.07-1.08, `p3d_201` 1.04-1.07 ->
- * 0.81-0.85). */
+ * 0.81-0.85). Crowded byte tiles gather (gather_bytes) as on a Zen 4, those
+ * in blocks of tiles prefetching their block's next row of tiles
+ * (PLAN_PREFETCH_BLOCK_ROWS), two alternations, 1 / 2 threads: 8192^2 bytes
+ * 0.50-0.52 / 0.49-0.54 -> 0.65-0.67 / 0.65-0.70 (gathered, one tile ahead:
+ * 0.44 / 0.43-0.49), from rows of 8192 into rows of 8256 0.48-0.49 /
+ * 0.50-0.52 -> 0.75-0.77 / 0.76-0.80, NCHW -> NHWC of 64 byte channels (no
+ * blocks of tiles: one tile ahead) 0.59 / 0.55-0.59 -> 0.73-0.78 /
+ * 0.68-0.72 (into L2: 0.43-0.44), staged 8192 x 8191 0.20 / 0.19-0.20 ->
+ * 0.33-0.34 / 0.36-0.37. */
 static bool intel_avx512(const plan_request *req) { return !req->gpu && !req->cpu_zen && req->cpu_vector_bytes == 64; }
 
 /* Streaming (non-temporal) stores from STREAM_BYTES of output, or above the
@@ -1457,7 +1465,8 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
    * whole-register blocks of crowded floats and doubles (4096^2 floats, 2880^2
    * and 4096 x 2048 doubles, a cat of transposes; three alternations) was
    * within the noise: they keep the prefetch one tile ahead. */
-  if (p->gather && p->prefetch == PLAN_PREFETCH_NEAR_L2 && p->super_a && !p->staged) p->prefetch = PLAN_PREFETCH_BLOCK_ROWS;
+  bool near = p->prefetch == PLAN_PREFETCH_NEAR_L2 || p->prefetch == PLAN_PREFETCH_NEAR; /* Intel: INTEL_NARROW_TILES */
+  if (p->gather && near && p->super_a && !p->staged) p->prefetch = PLAN_PREFETCH_BLOCK_ROWS;
 }
 
 /* Chains as single LMADs where they can be (gen/plan_refine.c): one whose
