@@ -565,7 +565,12 @@ static void choose_packed_rows(ixj_plan *p) {
  * 0.98-1.03 / 1.05-1.10 plainly, where NumPy's plain stores ran 0.93-0.99
  * (two alternations; the ceiling measured after it the same either way:
  * round 16 kept 64 MiB fills streamed for the dirty lines a plain fill leaves
- * to what runs next, which did not show here). */
+ * to what runs next, which did not show here). That was a Zen 4: on the
+ * Intel VM of round 25 the plain stores' reads for ownership halve it, so
+ * elsewhere fills stream as copies do (an environment switch, two
+ * alternations, 1 / 2 threads: the same fill 0.44-0.54 / 0.61-0.62 plainly,
+ * 0.98-1.08 / 1.36-1.40 streamed; a[:, 1:] of 5760^2 halves 0.47-0.71 /
+ * 0.65-0.66 -> 0.81-0.92 / 1.38-1.42). */
 #define STREAM_ROW_MIN_BYTES 2048
 static void streamed_row_ends(ixj_plan *p, const plan_request *req) {
   if (!p->masked_ends || !p->nontemporal || p->packed_rows) return;
@@ -576,7 +581,7 @@ static void streamed_row_ends(ixj_plan *p, const plan_request *req) {
   } else if (p->elem_size >= 4) {
     p->masked_ends = 0;
     if (p->shape[last] < 2 * p->row_lanes) p->row_lanes = 0;
-  } else if (p->op == IXJ_OP_FILL ||
+  } else if ((p->op == IXJ_OP_FILL && req->cpu_zen) ||
              (row_bytes < STREAM_ROW_MIN_BYTES && !(row_bytes % 64 == 0 && dst_on_lines(p, req, last, -1)))) {
     p->nontemporal = 0;
   }

@@ -1028,19 +1028,25 @@ static void unaligned_rows(void **state) {
     free(p);
   }
   /* fills of such rows, streamed: 4- and 8-byte rows stream with `movnti` ends, 1- and 2-byte ones
-   * (masked ends) store plainly */
-  for (size_t e = 1; e <= 8; e *= 2) {
-    ixj_ixfun *d = parse_ok(fills[2]);
-    plan_request req = {.op = IXJ_OP_FILL, .elem_size = e, .dst = d, .cpu_vector_bytes = 64, .last_level_cache = 1, .cpu_zen = 1};
-    ixj_plan *p = malloc(sizeof *p);
-    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-    assert_int_equal(p->strategy, PLAN_INNER_CONTIGUOUS);
-    assert_int_equal(p->row_lanes, 64 / (int)e);
-    assert_int_equal(p->nontemporal, e >= 4);
-    assert_int_equal(p->masked_ends, e <= 2);
-    free(p);
-    ixj_ixfun_free(d);
-  }
+   * (masked ends) store plainly on Zen cores, elsewhere as copies do: streamed from
+   * STREAM_ROW_MIN_BYTES of row (rows of 1003 and 5000 elements) */
+  static const char *long_fill = "iota 3 5100 | slice : 1:5001";
+  for (int zen = 0; zen <= 1; zen++)
+    for (int longer = 0; longer <= 1; longer++)
+      for (size_t e = 1; e <= 8; e *= 2) {
+        ixj_ixfun *d = parse_ok(longer ? long_fill : fills[2]);
+        plan_request req = {.op = IXJ_OP_FILL, .elem_size = e, .dst = d, .cpu_vector_bytes = 64, .last_level_cache = 1, .cpu_zen = zen};
+        ixj_plan *p = malloc(sizeof *p);
+        assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+        assert_int_equal(p->strategy, PLAN_INNER_CONTIGUOUS);
+        assert_int_equal(p->row_lanes, 64 / (int)e);
+        assert_int_equal(p->nontemporal, e >= 4 || (!zen && longer));
+        assert_int_equal(p->masked_ends, e <= 2);
+        free(p);
+        ixj_ixfun_free(d);
+      }
+  for (size_t e = 1; e <= 2; e++) /* the streamed ones against the reference */
+    for (int vb = 32; vb <= 64; vb += 32) check(IXJ_OP_FILL, e, 0, long_fill, 0, NULL, vb, 1, 0, "inner_contiguous");
 }
 
 /* Staged tiles (plan.staged): streamed transposes into rows off lines, and
