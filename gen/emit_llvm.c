@@ -2184,9 +2184,9 @@ static ixj_status emit_parts(const ixj_plan *p, const char *kname, const char *s
     if (st != IXJ_OK) break;
     unsigned long long lo = x->start, hi = x->start + x->units, work = x->work_units, round = (1ull << x->shift) - 1;
     if (x->memcpy) { /* one contiguous range on both sides: a row of the table */
-      ixj__text_put(&runs, "%s[8 x i64] [i64 %llu, i64 %llu, i64 %llu, i64 %d, i64 %llu, i64 %lld, i64 %d, i64 %d]",
-                    num_runs ? ", " : "", lo, hi, round, x->shift, work, (long long)sub->operand[0].head_offset, x->input,
-                    x->nontemporal != 0);
+      ixj__text_put(&runs, "%s[9 x i64] [i64 %llu, i64 %llu, i64 %llu, i64 %d, i64 %llu, i64 %lld, i64 %d, i64 %d, i64 %lld]",
+                    num_runs ? ", " : "", lo, hi, round, x->shift, work, (long long)sub->operand[0].head_offset,
+                    sub->operand[1].arg, x->nontemporal != 0, (long long)sub->operand[1].head_offset);
       num_runs++;
       streamed += x->nontemporal != 0;
       ixj__text_put(&entry, "part.%d:\n  br label %%part.%d\n", k, k + 1);
@@ -2226,12 +2226,13 @@ static ixj_status emit_parts(const ixj_plan *p, const char *kname, const char *s
                   k + 1);
   }
   ixj__text_put(&entry, "part.%d:\n", p->num_parts);
-  if (st == IXJ_OK && num_runs) { /* the table's rows: lo, hi, round, shift, work, destination head, input, streamed */
+  if (st == IXJ_OK && num_runs) { /* the table's rows: lo, hi, round, shift, work, destination head, input's argument,
+                                   * streamed, input's head */
     size_t es = p->elem_size;
     text *t = &entry;
     ixj__text_put(t, "  br label %%row\nrow:\n  %%r = phi i64 [ 0, %%part.%d ], [ %%r.next, %%row.next ]\n", p->num_parts);
-    for (int f = 0; f < 8; f++)
-      ixj__text_put(t, "  %%f%d.p = getelementptr [8 x i64], ptr @%s.runs, i64 %%r, i64 %d\n  %%f%d = load i64, ptr %%f%d.p\n", f,
+    for (int f = 0; f < 9; f++)
+      ixj__text_put(t, "  %%f%d.p = getelementptr [9 x i64], ptr @%s.runs, i64 %%r, i64 %d\n  %%f%d = load i64, ptr %%f%d.p\n", f,
                     kname, f, f, f);
     emit_part_units(t, "r", "%f0", "%f1");
     ixj__text_put(t, "  br i1 %%any.r, label %%run, label %%row.next\nrun:\n");
@@ -2239,7 +2240,7 @@ static ixj_status emit_parts(const ixj_plan *p, const char *kname, const char *s
     ixj__text_put(t, "  %%dp = load ptr, ptr %%ptrs\n  %%do = load i64, ptr %%offs\n");
     ixj__text_put(t, "  %%sq = getelementptr ptr, ptr %%ptrs, i64 %%f6\n  %%sp = load ptr, ptr %%sq\n");
     ixj__text_put(t, "  %%sr = getelementptr i64, ptr %%offs, i64 %%f6\n  %%so = load i64, ptr %%sr\n");
-    ixj__text_put(t, "  %%dx = add i64 %%do, %%f5\n  %%da = add i64 %%dx, %%x.r\n  %%sa = add i64 %%so, %%x.r\n");
+    ixj__text_put(t, "  %%dx = add i64 %%do, %%f5\n  %%da = add i64 %%dx, %%x.r\n  %%sx = add i64 %%so, %%f8\n  %%sa = add i64 %%sx, %%x.r\n");
     ixj__text_put(t, "  %%dg = getelementptr i%zu, ptr %%dp, i64 %%da\n  %%sg = getelementptr i%zu, ptr %%sp, i64 %%sa\n", es * 8,
                   es * 8);
     ixj__text_put(t, "  %%n = sub i64 %%y.r, %%x.r\n  %%nb = mul i64 %%n, %zu\n", es);
@@ -2258,7 +2259,7 @@ static ixj_status emit_parts(const ixj_plan *p, const char *kname, const char *s
   if (st == IXJ_OK) st = fill_metadata(&md, err);
   if (st == IXJ_OK && streamed) st = fill_stream_copy(&streamer, err);
   if (st == IXJ_OK) {
-    if (num_runs) ixj__text_put(&mod, "\n@%s.runs = private unnamed_addr constant [%d x [8 x i64]] [%s]\n", kname, num_runs, runs.buf);
+    if (num_runs) ixj__text_put(&mod, "\n@%s.runs = private unnamed_addr constant [%d x [9 x i64]] [%s]\n", kname, num_runs, runs.buf);
     ixj__text_put(&mod, "\n%s\n%s\n%s", entry.buf ? entry.buf : "", md, decls.buf ? decls.buf : "");
     if (streamer) ixj__text_put(&mod, "\n%s", streamer);
     if (streamed < num_runs) ixj__text_put(&mod, "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n");

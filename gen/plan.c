@@ -1518,7 +1518,7 @@ static void build_part(const ixj_plan *cat, int k, const plan_request *req, cons
   for (int j = 0; j < p->rank; j++) p->count *= p->shape[j];
   p->num_operands = 2;
   p->operand[0] = cat->operand[0];
-  p->operand[0].head_offset = src->cat_start * cat->operand[0].stride[cat->cat_axis];
+  p->operand[0].head_offset += src->cat_start * cat->operand[0].stride[cat->cat_axis];
   p->operand[1] = *src;
   p->operand[1].cat_start = p->operand[1].cat_extent = 0;
   plan_request r = *req;
@@ -1543,7 +1543,7 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
   int n = 0, align = 1;
   for (int o = 1; o < p->num_operands; o++) {
     if (p->operand[o].cat_extent == 0) continue;
-    const void *ptrs[2] = {req->pointers ? req->pointers[0] : NULL, req->pointers ? req->pointers[o] : NULL};
+    const void *ptrs[2] = {req->pointers ? req->pointers[0] : NULL, req->pointers ? req->pointers[p->operand[o].arg] : NULL};
     p->part[n].input = o;
     build_part(p, n, req, req->pointers ? ptrs : NULL, sub);
     plan_part *part = &p->part[n++];
@@ -1579,6 +1579,59 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
   p->index_bits = 64;
   p->work_units = at;
   return true;
+}
+
+/* A copy whose source is rotated along one dim (torch.roll(a, 5, 1).T, or
+ * a reshape of it that unchain read in flat order) took the element loop
+ * wherever the rotation kept it off its path: a tile or a vector row cannot
+ * wrap (a rolled 4096^2 transpose of floats: 0.05 of the ceiling). Along that
+ * dim the rotation is two runs: destination positions [0, n - r) read the
+ * source from r on, [n - r, n) from 0. So where the copy without the
+ * rotation is a transpose (TILED), it is planned as the cat of those two
+ * unrotated views of its source along the dim (plan_parts: a plan each, one
+ * launch; both read the source's argument, operand.arg). Rotated rows keep
+ * the element loop's vector rows, in two pieces where they wrap (`roll`:
+ * 0.94 of the ceiling). Not where the destination rotates or a chain is
+ * left, nor on a GPU (no parts there). */
+static bool split_rotation(ixj_plan *p, const plan_request *req) {
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  if (req->gpu || p->op != IXJ_OP_COPY || p->num_operands != 2 || dst->num_tail || src->num_tail) return false;
+  int j = -1;
+  for (int k = 0; k < p->rank; k++) {
+    if (dst->rotate[k] || (src->rotate[k] && j >= 0)) return false;
+    if (src->rotate[k]) j = k;
+  }
+  if (j < 0) return false;
+  ixj_plan *trial = malloc(2 * sizeof *trial); /* as it is, and without the rotation */
+  if (!trial) return false;
+  trial[0] = *p;
+  trial[1] = *p;
+  trial[1].operand[1].rotate[j] = 0;
+  finish(&trial[0], req, 0);
+  finish(&trial[1], req, 0);
+  bool pays = trial[0].strategy == PLAN_GENERAL && trial[1].strategy == PLAN_TILED;
+  free(trial);
+  if (!pays) return false;
+  plan_operand whole = *src, piece[2] = {*src, *src};
+  int64_t n = p->shape[j], r = src->rotate[j]; /* 0 < r < n: ixj_ixfun normalizes rotations */
+  for (int k = 0; k < 2; k++) {
+    piece[k].rotate[j] = 0;
+    piece[k].arg = 1;
+  }
+  piece[0].head_offset += r * src->stride[j]; /* in range: r < n, and the view's offsets are */
+  piece[0].cat_start = 0;
+  piece[0].cat_extent = n - r;
+  piece[1].cat_start = n - r;
+  piece[1].cat_extent = r;
+  p->operand[1] = piece[0];
+  p->operand[2] = piece[1];
+  p->num_operands = 3;
+  p->cat_axis = j;
+  if (plan_parts(p, req)) return true;
+  p->operand[1] = whole; /* out of memory: the element loop */
+  p->num_operands = 2;
+  p->cat_axis = -1;
+  return false;
 }
 
 ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *err) {
@@ -1648,6 +1701,7 @@ ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err)
     if (p->op == IXJ_OP_FILL) normalize_fill(p);
     unchain(p, req);
     normalize_copy(p);
+    if (split_rotation(p, req)) return IXJ_OK;
   }
   finish(p, req, 0);
   return IXJ_OK;
@@ -1688,8 +1742,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
     sig_list(&b, "strides", p->rank, x->stride);
     sig_list(&b, "rotates", p->rank, x->rotate);
     ixj__textbuf_put(&b, " head_offset=%lld", (long long)x->head_offset);
-    if (p->op == IXJ_OP_CAT && o > 0)
+    if ((p->op == IXJ_OP_CAT || p->strategy == PLAN_CAT_PARTS) && o > 0)
       ixj__textbuf_put(&b, " cat_start=%lld cat_extent=%lld", (long long)x->cat_start, (long long)x->cat_extent);
+    if (x->arg != o && p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " arg=%d", x->arg); /* split_rotation's pieces */
     for (int m = 0; m < x->num_tail; m++) {
       const ixj_lmad *l = &x->tail[m];
       int64_t perm[IXJ_MAX_RANK];

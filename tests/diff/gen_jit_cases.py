@@ -12,7 +12,7 @@ of the same shape (permutations, reversals, rotations, strided embeddings,
 reshapes that push LMADs). Element sizes 1, 2, 4, 8, 16.
 
 usage: gen_jit_cases.py OUT [--copies N] [--fills N] [--cats N] [--large N] [--tiled N] [--tiled-cats N]
-                         [--chain-dsts N] [--flat-chains N] [--seed S]
+                         [--chain-dsts N] [--flat-chains N] [--rolled N] [--seed S]
 """
 import argparse
 import os
@@ -264,6 +264,28 @@ def flat_chain_case(rng):
     return f"copy\t{e}\t{chain}\tiota {' '.join(map(str, shape))}"
 
 
+def rolled_case(rng):
+    """A transpose whose source is rotated along one dim (a roll, then a
+    permute), sometimes reshaped after (a chain read in flat order): split
+    into the cat of its two unrotated runs (split_rotation in gen/plan.c),
+    the rotation by one, by n - 1 or anywhere between."""
+    e = rng.choice(ELEM_SIZES)
+    rank = rng.randint(2, 3)
+    shape = tiled_shape(rng, rank, e, most=1 << 20)
+    perm = list(range(rank))
+    while perm == sorted(perm):
+        rng.shuffle(perm)
+    j = rng.choice([k for k in range(rank) if shape[k] > 1])
+    rot = [0] * rank
+    rot[j] = rng.choice([1, shape[j] - 1, rng.randint(1, shape[j] - 1)])
+    src = f"iota {' '.join(map(str, shape))} | rotate {' '.join(map(str, rot))} | permute {' '.join(map(str, perm))}"
+    out = [shape[p] for p in perm]
+    if rng.random() < 0.3:  # reshaped: its rows of two view rows
+        out = [out[0] // 2, 2 * out[1]] + out[2:] if out[0] % 2 == 0 else out
+        src += " | reshape " + " ".join(map(str, out))
+    return f"copy\t{e}\tiota {' '.join(map(str, out))}\t{src}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -275,6 +297,7 @@ def main():
     ap.add_argument("--tiled-cats", type=int, default=20)
     ap.add_argument("--chain-dsts", type=int, default=80)
     ap.add_argument("--flat-chains", type=int, default=120)
+    ap.add_argument("--rolled", type=int, default=40)
     ap.add_argument("--seed", type=int, default=29112026)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -286,6 +309,7 @@ def main():
     lines += [tiled_cat_case(rng) for _ in range(a.tiled_cats)]
     lines += [chain_dst_case(rng) for _ in range(a.chain_dsts)]
     lines += [flat_chain_case(rng) for _ in range(a.flat_chains)]
+    lines += [rolled_case(rng) for _ in range(a.rolled)]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 

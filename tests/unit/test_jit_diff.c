@@ -118,7 +118,8 @@ static int run_case(ixj_context *ctx, char *line, int lineno, int *strategies) {
                  : !strcmp(info.strategy, "inner_contiguous") ? 1
                  : !strcmp(info.strategy, "tiled")      ? 2
                  : !strcmp(info.strategy, "general")    ? 3
-                                                        : 4]++;
+                 : !strcmp(info.strategy, "cat_parts")  ? 4
+                                                        : 5]++;
     }
     char *ir = NULL;
     if (!failed && !use_cuda && ixj_emit_llvm(ctx, op, dst, nsrc, (const ixj_ixfun *const *)src, axis, e, &ir, NULL, &err) == IXJ_OK &&
@@ -164,7 +165,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   static char line[1 << 16];
-  int lineno = 0, passed = 0, failed = 0, strategies[5] = {0};
+  int lineno = 0, passed = 0, failed = 0, strategies[6] = {0};
   while (fgets(line, sizeof line, f)) {
     lineno++;
     if (run_case(ctx, line, lineno, strategies)) failed++;
@@ -173,8 +174,9 @@ int main(int argc, char **argv) {
   fclose(f);
   ixj_cache_stats stats;
   ixj_context_cache_stats(ctx, &stats);
-  printf("strategies: memcpy %d, inner_contiguous %d, tiled %d, general %d, empty %d; %llu kernels compiled in %.0f ms\n",
-         strategies[0], strategies[1], strategies[2], strategies[3], strategies[4], (unsigned long long)stats.compiles,
+  printf("strategies: memcpy %d, inner_contiguous %d, tiled %d, general %d, cat_parts %d, empty %d; %llu kernels compiled in "
+         "%.0f ms\n",
+         strategies[0], strategies[1], strategies[2], strategies[3], strategies[4], strategies[5], (unsigned long long)stats.compiles,
          stats.compile_ms);
   ixj_context_destroy(ctx);
   printf("%d passed, %d failed\n", passed, failed);

@@ -889,7 +889,7 @@ static void flat_chains(void **state) {
       {"iota 64 64 | slice : 1: | reshape 63 64", "iota 64 64 | permute 1 0 | slice : 1: | reshape 63 64", "tiled", 0},
       {"iota 63 64", "iota 64 64 | slice : ::-1 | slice : 1: | reshape 63 64", "general", 0},
       {"iota 63 64", "iota 64 126 | slice : 1::2 | reshape 63 64", "general", 0},
-      {"iota 6 20", "iota 10 12 | rotate 0 5 | permute 1 0 | reshape 6 20", "general", 0},
+      {"iota 6 20", "iota 10 12 | rotate 0 5 | permute 1 0 | reshape 6 20", "cat_parts", 0}, /* split_rotation */
       {"iota 60 51 | slice : 1: | reshape 50 60", "iota 50 61 | slice : 1: | permute 1 0 | reshape 50 60", "tiled", 0},
       {"iota 20 30", "iota 40 40 | permute 1 0 | slice :30 : | reshape 40 30 | slice :20 :", "general", 1},
       {"iota 6 20 | rotate 0 3", "iota 10 12 | permute 1 0 | reshape 6 20", "general", 1},
@@ -1047,6 +1047,48 @@ static void unaligned_rows(void **state) {
       }
   for (size_t e = 1; e <= 2; e++) /* the streamed ones against the reference */
     for (int vb = 32; vb <= 64; vb += 32) check(IXJ_OP_FILL, e, 0, long_fill, 0, NULL, vb, 1, 0, "inner_contiguous");
+}
+
+/* Copies from a source rotated along one dim (split_rotation in gen/plan.c):
+ * planned as the cat of the source's two unrotated runs along it wherever
+ * the copy without the rotation leaves the element loop (transposes rotated
+ * along b and along a, by one and by n - 1, a reversed dim, a batch, a chain
+ * read in flat order), both parts reading the one source argument; not
+ * rotated rows (the element loop's vector rows), where the destination
+ * rotates or two dims do. The kernels against the reference every way. */
+static void rotated_copies(void **state) {
+  (void)state;
+  static const char *split[][2] = {{"iota 300 270", "iota 270 300 | rotate 0 7 | permute 1 0"},   /* along b */
+                                   {"iota 300 270", "iota 270 300 | rotate 31 0 | permute 1 0"},  /* along a */
+                                   {"iota 300 270", "iota 270 300 | rotate 0 1 | permute 1 0"},   /* by one */
+                                   {"iota 300 270", "iota 270 300 | rotate 0 299 | permute 1 0"}, /* by n - 1 */
+                                   {"iota 200 270", "iota 270 200 | slice ::-1 | rotate 0 5 | permute 1 0"}, /* reversed */
+                                   {"iota 3 70 130", "iota 3 130 70 | rotate 0 0 9 | permute 0 2 1"},        /* a batch */
+                                   {"iota 150 512", "iota 256 300 | rotate 0 5 | permute 1 0 | reshape 150 512"}}; /* a chain */
+  for (size_t c = 0; c < sizeof split / sizeof *split; c++)
+    for (size_t e = 1; e <= 16; e *= 2) {
+      ixj_plan *p = copy_plan(split[c][0], split[c][1], e, 64, 0, 1, NULL), *part = malloc(sizeof *part);
+      assert_int_equal(p->strategy, PLAN_CAT_PARTS);
+      assert_int_equal(p->num_parts, 2);
+      assert_int_equal(p->num_operands, 3);
+      assert_int_equal(p->operand[1].arg, 1);
+      assert_int_equal(p->operand[2].arg, 1);
+      for (int o = 1; o < 3; o++)
+        for (int j = 0; j < p->rank; j++) assert_int_equal(p->operand[o].rotate[j], 0);
+      assert_int_equal(p->operand[1].cat_extent + p->operand[2].cat_extent, p->shape[p->cat_axis]);
+      for (int k = 0; k < 2; k++) {
+        assert_int_equal(ixj__plan_part(p, k, part, NULL), IXJ_OK);
+        if (p->operand[1 + k].cat_extent >= 64) assert_int_equal(part->strategy, PLAN_TILED); /* a thin one: its own plan */
+      }
+      free(part);
+      free(p);
+      copy_all_ways(e, split[c][0], split[c][1], "cat_parts");
+    }
+  static const char *kept[][3] = {{"iota 300 270", "iota 300 270 | rotate 0 7", "general"}, /* vector rows in two pieces */
+                                  {"iota 270 300 | rotate 0 7", "iota 300 270 | permute 1 0", "general"},
+                                  {"iota 300 270", "iota 270 300 | rotate 3 7 | permute 1 0", "general"}};
+  for (size_t c = 0; c < sizeof kept / sizeof *kept; c++)
+    for (size_t e = 1; e <= 16; e *= 2) copy_all_ways(e, kept[c][0], kept[c][1], kept[c][2]);
 }
 
 /* Staged tiles (plan.staged): streamed transposes into rows off lines, and
@@ -1931,7 +1973,7 @@ int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
-                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
+                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
