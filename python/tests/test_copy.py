@@ -174,6 +174,23 @@ def test_explicit_index_functions():
     assert bytes(raw2) == b"\x01\x02" * 8
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64, np.complex128], ids=str)
+def test_rolled_transposes(dtype, cache_ctx):
+    """torch.roll(a, r, dim).T as one copy (a source rotated along one dim, transposed: two
+    unrotated parts in one launch), and a reshape of it, against np.roll."""
+    a = pattern((300, 260), dtype)
+    f = ixjit.IndexFunction.iota(300, 260)
+    for r0, r1 in [(0, 5), (0, 259), (7, 0), (299, 0)]:
+        view = f.rotate(r0, r1).permute(1, 0)  # new[i, j] = old[(i + r0) % n0, (j + r1) % n1], transposed
+        want = np.roll(a, (-r0, -r1), (0, 1)).T
+        out = np.zeros((260, 300), dtype)
+        ixjit.copy(out, a.reshape(-1), src_index=view, context=cache_ctx)
+        assert out.tobytes() == np.ascontiguousarray(want).tobytes(), (r0, r1)
+        flat = np.zeros((130, 600), dtype)
+        ixjit.copy(flat, a.reshape(-1), src_index=view.reshape(130, 600), context=cache_ctx)
+        assert flat.tobytes() == np.ascontiguousarray(want).tobytes(), (r0, r1)
+
+
 def test_threads_at_once(ctx):
     a = np.arange(64 * 48, dtype=np.float32).reshape(64, 48)
     outs = [np.zeros((48, 64), np.float32) for _ in range(8)]
