@@ -301,9 +301,9 @@ static void size_blocks(ixj_plan *p, const plan_request *req, int v, int fused) 
  * 35.3-38.6 -> 26.5-28.5 / 35.8-39.4, 1024^2 in cache 37-39 / 49-60 ->
  * 35-47 / 58-63. Halves gathered (one or two lines a row, 64 or 128 rows)
  * were the same or slower (NCHW -> NHWC of 64 half channels 24.8-26.2 /
- * 39.3-40.8 -> 23.1-24.6 / 31.0-35.9), so they keep the 32-byte blocks;
- * measured on a Zen 4; on the Intel VM of round 25 (INTEL_NARROW_TILES)
- * they gather too. Only where a tile's source rows are a whole line (b at
+ * 39.3-40.8 -> 23.1-24.6 / 31.0-35.9), so they keep the 32-byte blocks
+ * (all of this on a Zen 4; on the Intel VM of round 25 crowded bytes gathered
+ * too: INTEL_NARROW_TILES). Only where a tile's source rows are a whole line (b at
  * least T), a is not fused, is two blocks or more and is contiguous in the
  * destination (only stacked blocks read the buffer, and only into rows
  * without gaps: NCHW -> NHWC of 16 to 31 byte channels over 64 x 64 planes,
@@ -1592,7 +1592,8 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
  * launch; both read the source's argument, operand.arg). Rotated rows keep
  * the element loop's vector rows, in two pieces where they wrap (`roll`:
  * 0.94 of the ceiling). Not where the destination rotates or a chain is
- * left, nor on a GPU (no parts there). */
+ * left, nor on a GPU (no parts there). True where p is finished: split, or
+ * planned as it is (the trial's plan); false where the caller finishes it. */
 static bool split_rotation(ixj_plan *p, const plan_request *req) {
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   if (req->gpu || p->op != IXJ_OP_COPY || p->num_operands != 2 || dst->num_tail || src->num_tail) return false;
@@ -1610,8 +1611,9 @@ static bool split_rotation(ixj_plan *p, const plan_request *req) {
   finish(&trial[0], req, 0);
   finish(&trial[1], req, 0);
   bool pays = trial[0].strategy == PLAN_GENERAL && trial[1].strategy == PLAN_TILED;
+  if (!pays) *p = trial[0];
   free(trial);
-  if (!pays) return false;
+  if (!pays) return true;
   plan_operand whole = *src, piece[2] = {*src, *src};
   int64_t n = p->shape[j], r = src->rotate[j]; /* 0 < r < n: ixj_ixfun normalizes rotations */
   for (int k = 0; k < 2; k++) {
