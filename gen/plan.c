@@ -1503,6 +1503,29 @@ static void unchain(ixj_plan *p, const plan_request *req) {
 /* Part k's copy plan: the destination restricted to the input's slice along
  * the axis (its offset baked in), the input as the source, planned like any
  * copy. pointers: the part's two (NULL: as recorded in cat->part). */
+/* Whether [start, start + extent) of dim j crosses the place where o's
+ * rotation along j wraps (logical n - r): such a piece of o is no plain
+ * view. */
+static bool crosses_wrap(const plan_operand *o, int j, int64_t n, int64_t start, int64_t extent) {
+  int64_t wrap = n - o->rotate[j];
+  return o->rotate[j] && start < wrap && start + extent > wrap;
+}
+
+/* Restricts o to the positions from `start` on along dim j (of extent n),
+ * which do not cross its wrap: they lie from memory position (start + r)
+ * mod n on, one stride apart, so the head takes that offset and the dim
+ * its rotation no more. */
+static void restrict_dim(plan_operand *o, int j, int64_t n, int64_t start) {
+  int64_t at = start + o->rotate[j]; /* < 2n: 0 <= r < n, ixj_ixfun normalizes rotations */
+  if (at >= n) at -= n;
+  o->head_offset += at * o->stride[j]; /* in range: a position of the view, whose offsets are */
+  o->rotate[j] = 0;
+}
+
+/* Part k's copy plan: the destination restricted to the input's slice along
+ * the axis (and along cut_axis where it has one; its offset baked in), the
+ * input as the source, planned like any copy. pointers: the part's two
+ * (NULL: as recorded in cat->part). */
 static void build_part(const ixj_plan *cat, int k, const plan_request *req, const void *const *pointers, ixj_plan *p) {
   const plan_operand *src = &cat->operand[cat->part[k].input];
   memset(p, 0, sizeof *p);
@@ -1514,13 +1537,19 @@ static void build_part(const ixj_plan *cat, int k, const plan_request *req, cons
   p->rank = cat->rank;
   memcpy(p->shape, cat->shape, sizeof p->shape);
   p->shape[cat->cat_axis] = src->cat_extent;
-  p->count = 1;
-  for (int j = 0; j < p->rank; j++) p->count *= p->shape[j];
   p->num_operands = 2;
   p->operand[0] = cat->operand[0];
-  p->operand[0].head_offset += src->cat_start * cat->operand[0].stride[cat->cat_axis];
+  restrict_dim(&p->operand[0], cat->cat_axis, cat->shape[cat->cat_axis], src->cat_start);
+  if (src->cut_extent) {
+    p->shape[src->cut_axis] = src->cut_extent;
+    restrict_dim(&p->operand[0], src->cut_axis, cat->shape[src->cut_axis], src->cut_start);
+  }
+  p->count = 1;
+  for (int j = 0; j < p->rank; j++) p->count *= p->shape[j];
   p->operand[1] = *src;
   p->operand[1].cat_start = p->operand[1].cat_extent = 0;
+  p->operand[1].cut_axis = 0;
+  p->operand[1].cut_start = p->operand[1].cut_extent = 0;
   plan_request r = *req;
   r.op = IXJ_OP_COPY;
   r.pointers = pointers;
@@ -1533,11 +1562,18 @@ static void build_part(const ixj_plan *cat, int k, const plan_request *req, cons
  * transposed input takes the tiled path), all in one launch: its work units
  * are the parts' in order, each part padded to the largest vector width so
  * that every part's chunks start on whole vectors. False (and the plan stays
- * elementwise) when the destination cannot be sliced: a chain, or a rotation
- * along the axis. */
+ * elementwise) when the destination cannot be sliced: a chain, or a part
+ * across the place where its rotation along the axis (or the part's cut
+ * axis) wraps. */
 static bool plan_parts(ixj_plan *p, const plan_request *req) {
   const plan_operand *dst = &p->operand[0];
-  if (dst->num_tail || dst->rotate[p->cat_axis]) return false;
+  if (dst->num_tail) return false;
+  for (int o = 1; o < p->num_operands; o++) {
+    const plan_operand *x = &p->operand[o];
+    if (crosses_wrap(dst, p->cat_axis, p->shape[p->cat_axis], x->cat_start, x->cat_extent) ||
+        (x->cut_extent && crosses_wrap(dst, x->cut_axis, p->shape[x->cut_axis], x->cut_start, x->cut_extent)))
+      return false;
+  }
   ixj_plan *sub = malloc(sizeof *sub);
   if (!sub) return false; /* the elementwise plan needs no memory */
   int n = 0, align = 1;
@@ -1581,56 +1617,176 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
   return true;
 }
 
-/* A copy whose source is rotated along one dim (torch.roll(a, 5, 1).T, or
- * a reshape of it that unchain read in flat order) took the element loop
- * wherever the rotation kept it off its path: a tile or a vector row cannot
- * wrap (a rolled 4096^2 transpose of floats: 0.05 of the ceiling). Along that
- * dim the rotation is two runs: destination positions [0, n - r) read the
- * source from r on, [n - r, n) from 0. So where the copy without the
- * rotation is a transpose (TILED), it is planned as the cat of those two
- * unrotated views of its source along the dim (plan_parts: a plan each, one
- * launch; both read the source's argument, operand.arg). Rotated rows keep
- * the element loop's vector rows, in two pieces where they wrap (`roll`:
- * 0.94 of the ceiling). Not where the destination rotates or a chain is
- * left, nor on a GPU (no parts there). True where p is finished: split, or
- * planned as it is (the trial's plan); false where the caller finishes it. */
-static bool split_rotation(ixj_plan *p, const plan_request *req) {
+/* A copy rotated along a dim (torch.roll(a, 5, 1).T, or a reshape of it
+ * that unchain read in flat order) took the element loop wherever the
+ * rotation kept it off its path: a tile or a vector row cannot wrap (a
+ * rolled 4096^2 transpose of floats: 0.05 of the ceiling). Along a dim of
+ * extent n an operand rotated by r is two runs: positions [0, n - r) lie
+ * from memory position r on, [n - r, n) from 0. So where the copy without
+ * its rotations is a transpose (TILED), it is planned as the cat of the
+ * boxes between those places (each operand's n - r along each rotated dim,
+ * at most BOX_DIMS dims), each an unrotated view of the destination and of
+ * the source (plan_parts: a plan each, one launch; every piece reads the
+ * source's argument, operand.arg; the first cut dim is the cat axis, the
+ * second the pieces' cut_axis, and build_part restricts the destination to
+ * the box). Rotated rows keep the element loop's vector rows, in two pieces
+ * where they wrap (`roll`: 0.94 of the ceiling).
+ *
+ * A streamed transpose whose source rows start off 64-byte lines (a[:, 5:].T
+ * of a 4096^2 float array: every row 20 bytes into a line) loads each of its
+ * blocks' vectors across two lines; one whose destination rows do (its rows
+ * on lines but its first element not) stages its tiles. Measured on the
+ * Intel VM (round 26, two runs, ixjit / the ceiling, 1 / 2 threads): source
+ * rows 20 bytes off 0.78-0.80 / 0.79-0.81, destination rows 28 bytes off
+ * 0.77-0.78 / 0.73-0.79, against 1.00-1.04 / 0.99-1.01 on lines. So where
+ * every row of an operand is off its line alike (its other strides whole
+ * lines), the box splits once more where that operand's unit-stride dim
+ * (b for the source, a for the destination) reaches its first line: a thin
+ * box of fewer than 64 bytes of rows, and the rest on lines (LINE_CUT_MIN
+ * elements at least). The pointers decide, as they do dst_aligned (the call
+ * cache keys where each operand starts within 64 bytes).
+ *
+ * Not where a chain is left, nor on a GPU (no parts there). True where p is
+ * finished: split, or planned as it is (the trial's plan); false where the
+ * caller finishes it. */
+#define BOX_DIMS 2
+#define BOX_CUTS 5 /* along a dim: 0, two operands' wraps, two operands' lines */
+#define LINE_CUT_MIN 256
+
+/* Inserts `at` into the ascending cuts (without repeats); returns their
+ * count. */
+static int add_cut(int64_t *cut, int n, int64_t at) {
+  int k = n;
+  while (k > 0 && cut[k - 1] > at) k--;
+  if (k > 0 && cut[k - 1] == at) return n;
+  memmove(&cut[k + 1], &cut[k], (size_t)(n - k) * sizeof cut[0]);
+  cut[k] = at;
+  return n + 1;
+}
+
+/* The places along dim j where the rotations wrap (each operand's n - r),
+ * added to the cuts; returns their count. */
+static int rotation_cuts(const ixj_plan *p, int j, int64_t *cut, int n) {
+  for (int o = 0; o < 2; o++)
+    if (p->operand[o].rotate[j]) n = add_cut(cut, n, p->shape[j] - p->operand[o].rotate[j]);
+  return n;
+}
+
+/* Operand o's unit-stride dim (j): how many elements the piece from `start`
+ * on has before its rows reach a 64-byte line, where every row of o is off
+ * its line alike (each other stride whole lines; the first element's place
+ * within 64 bytes from the pointer, as dst_on_lines reads it) and it meets
+ * one at a whole element; else 0. */
+static int64_t line_shift(const ixj_plan *p, const plan_request *req, int o, int j, int64_t start) {
+  const plan_operand *x = &p->operand[o];
+  uint64_t elem = p->elem_size;
+  if (x->stride[j] != 1) return 0;
+  for (int k = 0; k < p->rank; k++)
+    if (k != j && p->shape[k] > 1 && (uint64_t)x->stride[k] * elem % 64) return 0;
+  uintptr_t base = req->pointers && req->pointers[x->arg] ? (uintptr_t)req->pointers[x->arg] : 0;
+  int64_t pos = start + x->rotate[j]; /* the piece's first memory position along j: < 2n */
+  if (pos >= p->shape[j]) pos -= p->shape[j];
+  uint64_t off = ((uint64_t)base + (uint64_t)(x->runtime_offset + x->head_offset + pos) * elem) % 64;
+  return off && off % elem == 0 ? (int64_t)((64 - off) / elem) : 0;
+}
+
+/* Adds to the cuts along dim j the line cut of each piece from each cut on
+ * (operand o's rows, j its unit-stride dim) that leaves LINE_CUT_MIN
+ * elements on lines; returns their count. */
+static int line_cuts(const ixj_plan *p, const plan_request *req, int o, int j, int64_t *cut, int n) {
+  int64_t from[BOX_CUTS];
+  memcpy(from, cut, (size_t)n * sizeof cut[0]);
+  for (int i = 0, m = n; i < m && n < BOX_CUTS; i++) {
+    int64_t end = i + 1 < m ? from[i + 1] : p->shape[j], shift = line_shift(p, req, o, j, from[i]);
+    if (shift && end - from[i] - shift >= LINE_CUT_MIN) n = add_cut(cut, n, from[i] + shift);
+  }
+  return n;
+}
+
+/* The unrotated plan's unit-stride dims: b the source's, a the
+ * destination's (the innermost after normalize_copy); false where it is no
+ * plain transpose of the two. */
+static bool transpose_dims(const ixj_plan *p, int *b, int *a) {
+  *a = p->rank - 1;
+  *b = -1;
+  for (int k = 0; k < p->rank - 1; k++)
+    if (p->operand[1].stride[k] == 1 && p->shape[k] > 1) *b = k;
+  return p->rank >= 2 && *b >= 0 && p->operand[0].stride[*a] == 1 && p->shape[*a] > 1;
+}
+
+/* Index of dim j among the box dims (added where there is room), or -1. */
+static int box_dim(int *dims, int *nd, int j) {
+  for (int d = 0; d < *nd; d++)
+    if (dims[d] == j) return d;
+  if (*nd == BOX_DIMS) return -1;
+  dims[*nd] = j;
+  return (*nd)++;
+}
+
+static bool split_boxes(ixj_plan *p, const plan_request *req) {
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   if (req->gpu || p->op != IXJ_OP_COPY || p->num_operands != 2 || dst->num_tail || src->num_tail) return false;
-  int j = -1;
-  for (int k = 0; k < p->rank; k++) {
-    if (dst->rotate[k] || (src->rotate[k] && j >= 0)) return false;
-    if (src->rotate[k]) j = k;
-  }
-  if (j < 0) return false;
-  ixj_plan *trial = malloc(2 * sizeof *trial); /* as it is, and without the rotation */
+  int dims[BOX_DIMS], nd = 0, b, a;
+  for (int k = 0; k < p->rank; k++)
+    if ((dst->rotate[k] || src->rotate[k]) && box_dim(dims, &nd, k) < 0) return false; /* the element loop */
+  /* unrotated: only a transpose whose rows start off lines (the trial tells whether it streams) */
+  if (nd == 0 && (req->whole_lines_off || !transpose_dims(p, &b, &a) ||
+                  (!line_shift(p, req, 1, b, 0) && !line_shift(p, req, 0, a, 0))))
+    return false;
+  ixj_plan *trial = malloc((nd ? 2 : 1) * sizeof *trial); /* as it is, and without the rotations */
   if (!trial) return false;
   trial[0] = *p;
-  trial[1] = *p;
-  trial[1].operand[1].rotate[j] = 0;
   finish(&trial[0], req, 0);
-  finish(&trial[1], req, 0);
-  bool pays = trial[0].strategy == PLAN_GENERAL && trial[1].strategy == PLAN_TILED;
-  if (!pays) *p = trial[0];
-  free(trial);
-  if (!pays) return true;
-  plan_operand whole = *src, piece[2] = {*src, *src};
-  int64_t n = p->shape[j], r = src->rotate[j]; /* 0 < r < n: ixj_ixfun normalizes rotations */
-  for (int k = 0; k < 2; k++) {
-    piece[k].rotate[j] = 0;
-    piece[k].arg = 1;
+  if (nd) {
+    trial[1] = *p;
+    for (int d = 0; d < nd; d++) trial[1].operand[0].rotate[dims[d]] = trial[1].operand[1].rotate[dims[d]] = 0;
+    finish(&trial[1], req, 0);
   }
-  piece[0].head_offset += r * src->stride[j]; /* in range: r < n, and the view's offsets are */
-  piece[0].cat_start = 0;
-  piece[0].cat_extent = n - r;
-  piece[1].cat_start = n - r;
-  piece[1].cat_extent = r;
-  p->operand[1] = piece[0];
-  p->operand[2] = piece[1];
-  p->num_operands = 3;
-  p->cat_axis = j;
+  const ixj_plan *plain = nd ? &trial[1] : &trial[0];
+  bool pays = plain->strategy == PLAN_TILED && (nd ? trial[0].strategy == PLAN_GENERAL : trial[0].nontemporal != 0);
+  bool lines = plain->strategy == PLAN_TILED && plain->nontemporal && !req->whole_lines_off && transpose_dims(p, &b, &a);
+  int64_t cut[BOX_DIMS][BOX_CUTS];
+  int cuts[BOX_DIMS] = {1, 1};
+  for (int d = 0; d < BOX_DIMS; d++) cut[d][0] = 0;
+  for (int d = 0; d < nd; d++) cuts[d] = rotation_cuts(p, dims[d], cut[d], 1);
+  int db = lines ? box_dim(dims, &nd, b) : -1, da = lines ? box_dim(dims, &nd, a) : -1;
+  if (db >= 0) cuts[db] = line_cuts(p, req, 1, b, cut[db], cuts[db]);
+  if (da >= 0) cuts[da] = line_cuts(p, req, 0, a, cut[da], cuts[da]);
+  int kept = 0; /* without the line dims that have no cut */
+  for (int d = 0; d < nd; d++)
+    if (cuts[d] > 1) {
+      dims[kept] = dims[d];
+      cuts[kept] = cuts[d];
+      memmove(cut[kept], cut[d], sizeof cut[d]);
+      kept++;
+    }
+  for (nd = kept; kept < BOX_DIMS; kept++) cuts[kept] = 1;
+  if (!pays || cuts[0] * cuts[1] < 2) *p = trial[0]; /* (a line cut would have left too little) */
+  free(trial);
+  if (!pays || cuts[0] * cuts[1] < 2) return true;
+  plan_operand whole = *src;
+  int n = 0;
+  for (int i = 0; i < cuts[0]; i++)
+    for (int k = 0; k < cuts[1]; k++) { /* the box of piece (i, k): at most BOX_CUTS^2 < PLAN_MAX_OPERANDS */
+      plan_operand *x = &p->operand[1 + n++];
+      int64_t n0 = p->shape[dims[0]];
+      *x = whole;
+      x->arg = 1;
+      x->cat_start = cut[0][i];
+      x->cat_extent = (i + 1 < cuts[0] ? cut[0][i + 1] : n0) - x->cat_start;
+      restrict_dim(x, dims[0], n0, x->cat_start);
+      if (nd == 2) {
+        int64_t n1 = p->shape[dims[1]];
+        x->cut_axis = dims[1];
+        x->cut_start = cut[1][k];
+        x->cut_extent = (k + 1 < cuts[1] ? cut[1][k + 1] : n1) - x->cut_start;
+        restrict_dim(x, dims[1], n1, x->cut_start);
+      }
+    }
+  p->num_operands = 1 + n;
+  p->cat_axis = dims[0];
   if (plan_parts(p, req)) return true;
-  p->operand[1] = whole; /* out of memory: the element loop */
+  p->operand[1] = whole; /* out of memory: planned whole */
   p->num_operands = 2;
   p->cat_axis = -1;
   return false;
@@ -1703,7 +1859,7 @@ ixj_status ixj__plan_build(const plan_request *req, ixj_plan *p, ixj_error *err)
     if (p->op == IXJ_OP_FILL) normalize_fill(p);
     unchain(p, req);
     normalize_copy(p);
-    if (split_rotation(p, req)) return IXJ_OK;
+    if (split_boxes(p, req)) return IXJ_OK;
   }
   finish(p, req, 0);
   return IXJ_OK;
@@ -1746,7 +1902,10 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
     ixj__textbuf_put(&b, " head_offset=%lld", (long long)x->head_offset);
     if ((p->op == IXJ_OP_CAT || p->strategy == PLAN_CAT_PARTS) && o > 0)
       ixj__textbuf_put(&b, " cat_start=%lld cat_extent=%lld", (long long)x->cat_start, (long long)x->cat_extent);
-    if (x->arg != o && p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " arg=%d", x->arg); /* split_rotation's pieces */
+    if (x->cut_extent) /* split_boxes' pieces cut along two dims */
+      ixj__textbuf_put(&b, " cut_axis=%d cut_start=%lld cut_extent=%lld", x->cut_axis, (long long)x->cut_start,
+                       (long long)x->cut_extent);
+    if (x->arg != o && p->strategy == PLAN_CAT_PARTS) ixj__textbuf_put(&b, " arg=%d", x->arg); /* split_boxes' pieces */
     for (int m = 0; m < x->num_tail; m++) {
       const ixj_lmad *l = &x->tail[m];
       int64_t perm[IXJ_MAX_RANK];

@@ -33,8 +33,12 @@ typedef struct plan_operand {
   const ixj_lmad *tail;
   int64_t runtime_offset;       /* the memory-side LMAD's offset, passed at run time */
   int arg;                      /* the kernel argument (pointer and offset) it reads: its place in the call */
+  int cut_axis;                 /* a part's second dim of its box (split_boxes' pieces cut along two dims:
+                                   rotated, or rows off lines): the part covers [cut_start, cut_start +
+                                   cut_extent) of it; none where cut_extent is 0 */
   int64_t cat_start;            /* cat inputs: first index along the axis */
   int64_t cat_extent;           /* cat inputs: own extent along the axis */
+  int64_t cut_start, cut_extent;
 } plan_operand;
 
 /* A part of a CAT_PARTS plan: the copy of one input into its slice of the
@@ -209,6 +213,9 @@ typedef struct plan_request {
                                   2-byte tiles read two lines of each source row, staged 4-byte ones 64
                                   source rows; with AVX-512 (a Zen 4) outputs that fit the L3 are stored
                                   plainly (streams) */
+  bool whole_lines_off;        /* plan a transpose whose rows start off lines whole, not in boxes on lines
+                                  (split_boxes in gen/plan.c): the tests' way to keep the kernels for
+                                  such rows (staged, unaligned loads) under test */
 } plan_request;
 
 /* The baked-in offset of tail LMAD m (0 for the last: a runtime argument). */

@@ -13,7 +13,7 @@
 
 /* A field added to an operand, a part or an LMAD must be keyed below (or
  * shown to be derived from keyed ones): these fail to compile until then. */
-_Static_assert(sizeof(plan_operand) == 2 * IXJ_MAX_RANK * 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8, "plan_operand changed: key it");
+_Static_assert(sizeof(plan_operand) == 2 * IXJ_MAX_RANK * 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8, "plan_operand changed: key it");
 _Static_assert(sizeof(plan_part) == 12 * 4 + 3 * 8, "plan_part changed: key it");
 _Static_assert(sizeof(ixj_lmad) == 8 + 8 + 3 * IXJ_MAX_RANK * 8 + IXJ_MAX_RANK * 4, "ixj_lmad changed: key it");
 
@@ -56,6 +56,9 @@ size_t ixj__plan_key(const ixj_plan *p, const char *target, uint8_t *buf, size_t
     put_i64(&k, x->head_offset);
     put_i64(&k, x->cat_start);
     put_i64(&k, x->cat_extent);
+    put_i64(&k, x->cut_axis);
+    put_i64(&k, x->cut_start);
+    put_i64(&k, x->cut_extent);
     put_i64(&k, x->arg);
     put_i64(&k, x->num_tail);
     for (int m = 0; m < x->num_tail; m++) {

@@ -177,10 +177,11 @@ def test_explicit_index_functions():
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64, np.complex128], ids=str)
 def test_rolled_transposes(dtype, cache_ctx):
     """torch.roll(a, r, dim).T as one copy (a source rotated along one dim, transposed: two
-    unrotated parts in one launch), and a reshape of it, against np.roll."""
+    unrotated parts in one launch; along both dims, four), and a reshape of it, against np.roll;
+    and a transpose into a rotated destination."""
     a = pattern((300, 260), dtype)
     f = ixjit.IndexFunction.iota(300, 260)
-    for r0, r1 in [(0, 5), (0, 259), (7, 0), (299, 0)]:
+    for r0, r1 in [(0, 5), (0, 259), (7, 0), (299, 0), (3, 5), (299, 259)]:
         view = f.rotate(r0, r1).permute(1, 0)  # new[i, j] = old[(i + r0) % n0, (j + r1) % n1], transposed
         want = np.roll(a, (-r0, -r1), (0, 1)).T
         out = np.zeros((260, 300), dtype)
@@ -189,6 +190,10 @@ def test_rolled_transposes(dtype, cache_ctx):
         flat = np.zeros((130, 600), dtype)
         ixjit.copy(flat, a.reshape(-1), src_index=view.reshape(130, 600), context=cache_ctx)
         assert flat.tobytes() == np.ascontiguousarray(want).tobytes(), (r0, r1)
+        rolled = np.zeros((260, 300), dtype)  # rolled[i, (j + 11) % 300] = want[i, j]
+        dst = ixjit.IndexFunction.iota(260, 300).rotate(0, 11)
+        ixjit.copy(rolled, a.reshape(-1), src_index=view, dst_index=dst, context=cache_ctx)
+        assert rolled.tobytes() == np.ascontiguousarray(np.roll(want, 11, 1)).tobytes(), (r0, r1)
 
 
 def test_threads_at_once(ctx):

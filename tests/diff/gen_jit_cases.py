@@ -12,7 +12,7 @@ of the same shape (permutations, reversals, rotations, strided embeddings,
 reshapes that push LMADs). Element sizes 1, 2, 4, 8, 16.
 
 usage: gen_jit_cases.py OUT [--copies N] [--fills N] [--cats N] [--large N] [--tiled N] [--tiled-cats N]
-                         [--chain-dsts N] [--flat-chains N] [--rolled N] [--seed S]
+                         [--chain-dsts N] [--flat-chains N] [--rolled N] [--multi-rolled N] [--seed S]
 """
 import argparse
 import os
@@ -267,7 +267,7 @@ def flat_chain_case(rng):
 def rolled_case(rng):
     """A transpose whose source is rotated along one dim (a roll, then a
     permute), sometimes reshaped after (a chain read in flat order): split
-    into the cat of its two unrotated runs (split_rotation in gen/plan.c),
+    into the cat of its two unrotated runs (split_boxes in gen/plan.c),
     the rotation by one, by n - 1 or anywhere between."""
     e = rng.choice(ELEM_SIZES)
     rank = rng.randint(2, 3)
@@ -286,6 +286,38 @@ def rolled_case(rng):
     return f"copy\t{e}\tiota {' '.join(map(str, out))}\t{src}"
 
 
+def multi_rolled_case(rng):
+    """A transpose rotated along two dims of its source, into a rotated
+    destination, or both (sometimes along three dims, which keep the element
+    loop): split into the cat of the unrotated boxes between the places where
+    the rotations wrap (split_boxes in gen/plan.c)."""
+    e = rng.choice(ELEM_SIZES)
+    rank = rng.randint(2, 3)
+    shape = tiled_shape(rng, rank, e, most=1 << 20)
+    perm = list(range(rank))
+    while perm == sorted(perm):
+        rng.shuffle(perm)
+    out = [shape[p] for p in perm]
+
+    def rotation(extents, dims):
+        rot = [0] * len(extents)
+        for j in dims:
+            if extents[j] > 1:
+                rot[j] = rng.choice([1, extents[j] - 1, rng.randint(1, extents[j] - 1)])
+        return rot
+
+    src_dims = rng.sample(range(rank), rng.choice([0, 1, 2, 2]))
+    dst_dims = rng.sample(range(rank), rng.choice([0, 1, 1, 2]) if src_dims else rng.choice([1, 2]))
+    src = f"iota {' '.join(map(str, shape))}"
+    if src_dims:
+        src += " | rotate " + " ".join(map(str, rotation(shape, src_dims)))
+    src += f" | permute {' '.join(map(str, perm))}"
+    dst = f"iota {' '.join(map(str, out))}"
+    if dst_dims:
+        dst += " | rotate " + " ".join(map(str, rotation(out, dst_dims)))
+    return f"copy\t{e}\t{dst}\t{src}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -298,6 +330,7 @@ def main():
     ap.add_argument("--chain-dsts", type=int, default=80)
     ap.add_argument("--flat-chains", type=int, default=120)
     ap.add_argument("--rolled", type=int, default=40)
+    ap.add_argument("--multi-rolled", type=int, default=40)
     ap.add_argument("--seed", type=int, default=29112026)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -310,6 +343,7 @@ def main():
     lines += [chain_dst_case(rng) for _ in range(a.chain_dsts)]
     lines += [flat_chain_case(rng) for _ in range(a.flat_chains)]
     lines += [rolled_case(rng) for _ in range(a.rolled)]
+    lines += [multi_rolled_case(rng) for _ in range(a.multi_rolled)]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -92,9 +92,11 @@ static int asm_regs(int vector_bytes, size_t stream_from) {
 /* plan_request.cpu_zen of the cases check() runs */
 static int zen_rules;
 
-/* One case at one vector width and cache size: JIT, run, compare. */
-static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, int num_srcs, const char *const *src_text,
-                  int vector_bytes, size_t stream_from, size_t misalign, const char *want_strategy) {
+/* One case at one vector width and cache size: JIT, run, compare. whole:
+ * plan_request.whole_lines_off. Returns whether the plan was a transpose
+ * split at its lines where a tiled one was wanted (split_boxes). */
+static bool check_plan(ixj_op_kind op, size_t elem, int axis, const char *dst_text, int num_srcs, const char *const *src_text,
+                       int vector_bytes, size_t stream_from, size_t misalign, const char *want_strategy, bool whole) {
   ixj_ixfun *dst = parse_ok(dst_text), *srcs[8];
   buffer d, want, s[8];
   for (int k = 0; k < num_srcs; k++) {
@@ -120,10 +122,24 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
   plan_request req = {.op = op, .elem_size = elem, .dst = dst, .num_srcs = num_srcs,
                       .srcs = (const ixj_ixfun *const *)srcs, .cat_axis = axis, .pointers = ptrs,
                       .last_level_cache = stream_from, .cpu_vector_bytes = vector_bytes,
-                      .cpu_asm_regs = asm_regs(vector_bytes, stream_from), .cpu_zen = zen_rules};
+                      .cpu_asm_regs = asm_regs(vector_bytes, stream_from), .cpu_zen = zen_rules,
+                      .whole_lines_off = whole};
   ixj_plan *p = malloc(sizeof *p);
   if (ixj__plan_build(&req, p, &err) != IXJ_OK) fail_msg("%s: plan: %s", dst_text, err.message);
-  if (want_strategy && strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
+  /* a streamed transpose whose rows start off lines: boxes, the largest (on lines) tiled */
+  bool boxes = op == IXJ_OP_COPY && p->strategy == PLAN_CAT_PARTS && want_strategy && !strcmp(want_strategy, "tiled");
+  if (boxes) {
+    ixj_plan *part = malloc(sizeof *part);
+    int64_t most = 0;
+    int largest = PLAN_EMPTY;
+    for (int k = 0; k < p->num_parts; k++) {
+      assert_int_equal(ixj__plan_part(p, k, part, NULL), IXJ_OK);
+      if (part->count > most) most = part->count, largest = part->strategy;
+    }
+    assert_int_equal(largest, PLAN_TILED);
+    free(part);
+  }
+  if (want_strategy && !boxes && strcmp(ixj__plan_strategy_name(p->strategy), want_strategy))
     fail_msg("%s <- %s: strategy %s, expected %s", dst_text, num_srcs ? src_text[0] : "fill", ixj__plan_strategy_name(p->strategy),
              want_strategy);
   if (p->strategy == PLAN_TILED) { /* as many tiles as cover the space (the guard bytes catch a write outside) */
@@ -168,6 +184,14 @@ static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, i
     free_buffer(&s[k]);
     ixj_ixfun_free(srcs[k]);
   }
+  return boxes;
+}
+
+/* ... and where a wanted tiled plan split at its lines, the whole one too */
+static void check(ixj_op_kind op, size_t elem, int axis, const char *dst_text, int num_srcs, const char *const *src_text,
+                  int vector_bytes, size_t stream_from, size_t misalign, const char *want_strategy) {
+  if (check_plan(op, elem, axis, dst_text, num_srcs, src_text, vector_bytes, stream_from, misalign, want_strategy, false))
+    check_plan(op, elem, axis, dst_text, num_srcs, src_text, vector_bytes, stream_from, misalign, want_strategy, true);
 }
 
 static void copy_all_ways(size_t elem, const char *dst, const char *src, const char *strategy) {
@@ -889,7 +913,7 @@ static void flat_chains(void **state) {
       {"iota 64 64 | slice : 1: | reshape 63 64", "iota 64 64 | permute 1 0 | slice : 1: | reshape 63 64", "tiled", 0},
       {"iota 63 64", "iota 64 64 | slice : ::-1 | slice : 1: | reshape 63 64", "general", 0},
       {"iota 63 64", "iota 64 126 | slice : 1::2 | reshape 63 64", "general", 0},
-      {"iota 6 20", "iota 10 12 | rotate 0 5 | permute 1 0 | reshape 6 20", "cat_parts", 0}, /* split_rotation */
+      {"iota 6 20", "iota 10 12 | rotate 0 5 | permute 1 0 | reshape 6 20", "cat_parts", 0}, /* split_boxes */
       {"iota 60 51 | slice : 1: | reshape 50 60", "iota 50 61 | slice : 1: | permute 1 0 | reshape 50 60", "tiled", 0},
       {"iota 20 30", "iota 40 40 | permute 1 0 | slice :30 : | reshape 40 30 | slice :20 :", "general", 1},
       {"iota 6 20 | rotate 0 3", "iota 10 12 | permute 1 0 | reshape 6 20", "general", 1},
@@ -1049,13 +1073,15 @@ static void unaligned_rows(void **state) {
     for (int vb = 32; vb <= 64; vb += 32) check(IXJ_OP_FILL, e, 0, long_fill, 0, NULL, vb, 1, 0, "inner_contiguous");
 }
 
-/* Copies from a source rotated along one dim (split_rotation in gen/plan.c):
- * planned as the cat of the source's two unrotated runs along it wherever
- * the copy without the rotation leaves the element loop (transposes rotated
+/* Rotated copies (split_boxes in gen/plan.c): planned as the cat of the
+ * unrotated boxes between the places where the rotations wrap, wherever the
+ * copy without its rotations leaves the element loop: transposes rotated
  * along b and along a, by one and by n - 1, a reversed dim, a batch, a chain
- * read in flat order), both parts reading the one source argument; not
- * rotated rows (the element loop's vector rows), where the destination
- * rotates or two dims do. The kernels against the reference every way. */
+ * read in flat order, two rotated dims (2 x 2 boxes), a rotated destination,
+ * both rotated alike (two pieces) and not (3 x 2 boxes), every piece reading
+ * the one source argument, the boxes covering the space once, no part
+ * rotated; not rotated rows (the element loop's vector rows), nor three
+ * rotated dims. The kernels against the reference every way. */
 static void rotated_copies(void **state) {
   (void)state;
   static const char *split[][2] = {{"iota 300 270", "iota 270 300 | rotate 0 7 | permute 1 0"},   /* along b */
@@ -1064,31 +1090,118 @@ static void rotated_copies(void **state) {
                                    {"iota 300 270", "iota 270 300 | rotate 0 299 | permute 1 0"}, /* by n - 1 */
                                    {"iota 200 270", "iota 270 200 | slice ::-1 | rotate 0 5 | permute 1 0"}, /* reversed */
                                    {"iota 3 70 130", "iota 3 130 70 | rotate 0 0 9 | permute 0 2 1"},        /* a batch */
-                                   {"iota 150 512", "iota 256 300 | rotate 0 5 | permute 1 0 | reshape 150 512"}}; /* a chain */
+                                   {"iota 150 512", "iota 256 300 | rotate 0 5 | permute 1 0 | reshape 150 512"}, /* a chain */
+                                   {"iota 300 270", "iota 270 300 | rotate 3 7 | permute 1 0"},                   /* two dims */
+                                   {"iota 270 300 | rotate 0 7", "iota 300 270 | permute 1 0"},      /* the destination */
+                                   {"iota 270 300 | rotate 0 7", "iota 300 270 | rotate 7 0 | permute 1 0"}, /* both, alike */
+                                   {"iota 270 300 | rotate 5 7", "iota 300 270 | rotate 0 9 | permute 1 0"}, /* 3 x 2 boxes */
+                                   {"iota 270 300 | rotate 0 7", "iota 300 270 | rotate 11 1 | permute 1 0"}, /* 3 x 2 */
+                                   {"iota 6 70 130 | rotate 5 0 0", "iota 6 130 70 | rotate 0 0 9 | permute 0 2 1"}}; /* a batch */
   for (size_t c = 0; c < sizeof split / sizeof *split; c++)
     for (size_t e = 1; e <= 16; e *= 2) {
       ixj_plan *p = copy_plan(split[c][0], split[c][1], e, 64, 0, 1, NULL), *part = malloc(sizeof *part);
       assert_int_equal(p->strategy, PLAN_CAT_PARTS);
-      assert_int_equal(p->num_parts, 2);
-      assert_int_equal(p->num_operands, 3);
-      assert_int_equal(p->operand[1].arg, 1);
-      assert_int_equal(p->operand[2].arg, 1);
-      for (int o = 1; o < 3; o++)
-        for (int j = 0; j < p->rank; j++) assert_int_equal(p->operand[o].rotate[j], 0);
-      assert_int_equal(p->operand[1].cat_extent + p->operand[2].cat_extent, p->shape[p->cat_axis]);
-      for (int k = 0; k < 2; k++) {
+      assert_true(p->num_parts >= 2 && p->num_parts <= 9);
+      assert_int_equal(p->num_operands, 1 + p->num_parts);
+      /* the boxes cover the space once: their areas (over the cat and cut dims) add up to it */
+      int cut = p->operand[1].cut_extent ? p->operand[1].cut_axis : -1;
+      int64_t area = 0;
+      for (int o = 1; o < p->num_operands; o++) {
+        const plan_operand *x = &p->operand[o];
+        assert_int_equal(x->arg, 1);
+        for (int j = 0; j < p->rank; j++) assert_int_equal(x->rotate[j], 0);
+        assert_int_equal(x->cut_extent ? x->cut_axis : -1, cut);
+        area += x->cat_extent * (cut >= 0 ? x->cut_extent : 1);
+      }
+      assert_int_equal(area, p->shape[p->cat_axis] * (cut >= 0 ? p->shape[cut] : 1));
+      for (int k = 0; k < p->num_parts; k++) {
         assert_int_equal(ixj__plan_part(p, k, part, NULL), IXJ_OK);
-        if (p->operand[1 + k].cat_extent >= 64) assert_int_equal(part->strategy, PLAN_TILED); /* a thin one: its own plan */
+        for (int j = 0; j < part->rank; j++) assert_int_equal(part->operand[0].rotate[j], 0);
+        const plan_operand *x = &p->operand[1 + k];
+        if (x->cat_extent >= 64 && (cut < 0 || x->cut_extent >= 64))
+          assert_int_equal(part->strategy, PLAN_TILED); /* a thin one: its own plan */
       }
       free(part);
       free(p);
       copy_all_ways(e, split[c][0], split[c][1], "cat_parts");
     }
   static const char *kept[][3] = {{"iota 300 270", "iota 300 270 | rotate 0 7", "general"}, /* vector rows in two pieces */
-                                  {"iota 270 300 | rotate 0 7", "iota 300 270 | permute 1 0", "general"},
-                                  {"iota 300 270", "iota 270 300 | rotate 3 7 | permute 1 0", "general"}};
+                                  {"iota 6 70 130", "iota 6 130 70 | rotate 2 3 9 | permute 0 2 1", "general"}}; /* 3 dims */
   for (size_t c = 0; c < sizeof kept / sizeof *kept; c++)
     for (size_t e = 1; e <= 16; e *= 2) copy_all_ways(e, kept[c][0], kept[c][1], kept[c][2]);
+}
+
+/* Streamed transposes whose rows start off 64-byte lines, every row alike
+ * (split_boxes in gen/plan.c): boxes cut where the source's rows (along b)
+ * or the destination's (along a) reach their first line, the rest on lines
+ * and tiled: source rows off by 5 elements (a cut 64 bytes on), destination
+ * rows by 7, both (2 x 2 boxes), a rotated source whose first run is off
+ * lines (three pieces); the pointers decide, as they do dst_aligned. Not in
+ * cache, not where a pointer is off a whole element, nor where rows are not
+ * alike (an odd pitch), nor where too little would be left on lines
+ * (LINE_CUT_MIN), nor with whole_lines_off. The kernels against the
+ * reference every way. */
+static void line_boxes(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int parts, axis, cut_axis; /* b is dim 0 of these, a dim 1 */
+  } split[] = {{"iota 315 1024 | slice : :1000", "iota 1000 320 | slice : 5: | permute 1 0", 2, 0, -1},
+               {"iota 300 1024 | slice : 7:", "iota 1017 300 | permute 1 0", 2, 1, -1},
+               {"iota 315 1024 | slice : 7:", "iota 1017 320 | slice : 5: | permute 1 0", 4, 0, 1},
+               {"iota 320 1024 | slice : :1000", "iota 1000 320 | rotate 0 5 | permute 1 0", 3, 0, -1}};
+  for (size_t c = 0; c < sizeof split / sizeof *split; c++)
+    for (size_t e = 1; e <= 16; e *= 2) {
+      ixj_plan *p = copy_plan(split[c].dst, split[c].src, e, 64, 0, 1, NULL), *part = malloc(sizeof *part);
+      assert_int_equal(p->strategy, PLAN_CAT_PARTS);
+      assert_int_equal(p->num_parts, split[c].parts);
+      assert_int_equal(p->operand[1].cut_extent ? 2 : 1, split[c].cut_axis >= 0 ? 2 : 1);
+      assert_int_equal(p->cat_axis, split[c].axis);
+      int64_t most = 0;
+      int largest = 0;
+      for (int k = 0; k < p->num_parts; k++) {
+        const plan_operand *x = &p->operand[1 + k];
+        assert_int_equal(x->cut_extent ? x->cut_axis : -1, split[c].cut_axis);
+        int64_t count = x->cat_extent * (x->cut_extent ? x->cut_extent : p->shape[1 - split[c].axis]);
+        if (count > most) most = count, largest = k;
+      }
+      /* the largest box: tiled, both operands' rows on lines */
+      assert_int_equal(ixj__plan_part(p, largest, part, NULL), IXJ_OK);
+      assert_int_equal(part->strategy, PLAN_TILED);
+      assert_int_equal(part->dst_aligned, 1);
+      assert_int_equal(part->staged, 0);
+      if (c != 1) /* the source's rows cut: on lines from the pointer (NULL: aligned) */
+        assert_int_equal((part->operand[1].runtime_offset + part->operand[1].head_offset) * (int64_t)e % 64, 0);
+      free(part);
+      free(p);
+    }
+  for (size_t c = 0; c < sizeof split / sizeof *split; c++)
+    for (size_t e = 1; e <= 16; e *= 2) copy_all_ways(e, split[c].dst, split[c].src, c == 3 ? "cat_parts" : "tiled");
+  /* whole: in cache, a pointer off a whole element, an odd pitch, too little left on lines, asked to */
+  static const char *dst = "iota 315 1024 | slice : :1000", *src = "iota 1000 320 | slice : 5: | permute 1 0";
+  const void *odd[2] = {(const void *)1, (const void *)1};
+  ixj_plan *p = copy_plan(dst, src, 4, 64, 0, 0, NULL);
+  assert_int_equal(p->strategy, PLAN_TILED);
+  free(p);
+  p = copy_plan(dst, src, 4, 64, 0, 1, odd);
+  assert_int_equal(p->strategy, PLAN_TILED);
+  free(p);
+  p = copy_plan("iota 315 1000", "iota 1000 325 | slice : 5:320 | permute 1 0", 4, 64, 0, 1, NULL);
+  assert_int_equal(p->strategy, PLAN_TILED); /* source pitch 1300 bytes: the rows are off lines by different amounts */
+  free(p);
+  p = copy_plan("iota 300 256 | slice : 7:", "iota 249 300 | permute 1 0", 4, 64, 0, 1, NULL);
+  assert_int_equal(p->strategy, PLAN_TILED); /* a: 249 - 9 < LINE_CUT_MIN */
+  free(p);
+  ixj_ixfun *d = parse_ok(dst), *s = parse_ok(src);
+  const ixj_ixfun *srcs[1] = {s};
+  plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs, .last_level_cache = 1,
+                      .cpu_vector_bytes = 64, .whole_lines_off = true};
+  p = malloc(sizeof *p);
+  assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+  assert_int_equal(p->strategy, PLAN_TILED);
+  free(p);
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s);
 }
 
 /* Staged tiles (plan.staged): streamed transposes into rows off lines, and
@@ -1973,7 +2086,7 @@ int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
-                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
+                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),

@@ -239,7 +239,7 @@ static void refined_chains(void **state) {
       {"iota 64 128", "iota 128 64 | permute 1 0 | reshape 64 128", "tiled"},
       {"iota 32 256", "iota 128 64 | permute 1 0 | reshape 32 256", "tiled"},
       {"iota 32 512 | slice : ::2", "iota 128 64 | permute 1 0 | reshape 32 256", "tiled"},
-      {"iota 6 20", "iota 10 12 | rotate 0 5 | permute 1 0 | reshape 6 20", "cat_parts"}, /* then split_rotation */
+      {"iota 6 20", "iota 10 12 | rotate 0 5 | permute 1 0 | reshape 6 20", "cat_parts"}, /* then split_boxes */
       {"iota 63 64", "iota 64 64 | permute 1 0 | slice : 1: | reshape 63 64", "tiled"},
       {"iota 6 20 | rotate 0 3", "iota 10 12 | permute 1 0 | reshape 6 20", "general chain"},
   };
