@@ -1632,19 +1632,26 @@ static bool plan_parts(ixj_plan *p, const plan_request *req) {
  * the box). Rotated rows keep the element loop's vector rows, in two pieces
  * where they wrap (`roll`: 0.94 of the ceiling).
  *
- * A streamed transpose whose source rows start off 64-byte lines (a[:, 5:].T
- * of a 4096^2 float array: every row 20 bytes into a line) loads each of its
+ * A transpose whose source rows start off 64-byte lines (a[:, 5:].T of a
+ * 4096^2 float array: every row 20 bytes into a line) loads each of its
  * blocks' vectors across two lines; one whose destination rows do (its rows
  * on lines but its first element not) stages its tiles. Measured on the
- * Intel VM (round 26, two runs, ixjit / the ceiling, 1 / 2 threads): source
- * rows 20 bytes off 0.78-0.80 / 0.79-0.81, destination rows 28 bytes off
- * 0.77-0.78 / 0.73-0.79, against 1.00-1.04 / 0.99-1.01 on lines. So where
- * every row of an operand is off its line alike (its other strides whole
- * lines), the box splits once more where that operand's unit-stride dim
- * (b for the source, a for the destination) reaches its first line: a thin
- * box of fewer than 64 bytes of rows, and the rest on lines (LINE_CUT_MIN
- * elements at least). The pointers decide, as they do dst_aligned (the call
- * cache keys where each operand starts within 64 bytes).
+ * Intel VM (round 26, two runs, ixjit / the ceiling, 1 / 2 threads),
+ * streamed: source rows 20 bytes off 0.78-0.80 / 0.79-0.81, destination rows
+ * 28 bytes off 0.77-0.78 / 0.73-0.79, against 1.00-1.04 / 0.99-1.01 on
+ * lines. So where every row of an operand is off its line alike (its other
+ * strides whole lines), the box splits once more where that operand's
+ * unit-stride dim (b for the source, a for the destination) reaches its
+ * first line: a thin box of fewer than 64 bytes of rows, and the rest on
+ * lines (LINE_CUT_MIN elements at least). Streamed, the two cases above ran
+ * at 0.96-1.02 / 0.92-1.02 so; in cache too (an environment switch, two
+ * alternations): 512 x 505 floats into rows 28 bytes off 0.48-0.50 /
+ * 1.71-2.14 -> 0.60-0.61 / 2.63-2.94, a[:, 5:].T of 1024^2 floats
+ * 0.67-0.72 / 0.86-0.92 -> 0.74-0.77 / 1.06-1.11, of 512^2 doubles
+ * (a[:, 3:]) 0.62-0.64 -> 0.66-0.71, of 1024^2 bytes 0.41-0.43 ->
+ * 0.45-0.46, of 512^2 floats the same. The pointers decide, as they do
+ * dst_aligned (the call cache keys where each operand starts within 64
+ * bytes).
  *
  * Not where a chain is left, nor on a GPU (no parts there). True where p is
  * finished: split, or planned as it is (the trial's plan); false where the
@@ -1729,7 +1736,7 @@ static bool split_boxes(ixj_plan *p, const plan_request *req) {
   int dims[BOX_DIMS], nd = 0, b, a;
   for (int k = 0; k < p->rank; k++)
     if ((dst->rotate[k] || src->rotate[k]) && box_dim(dims, &nd, k) < 0) return false; /* the element loop */
-  /* unrotated: only a transpose whose rows start off lines (the trial tells whether it streams) */
+  /* unrotated: only a transpose whose rows start off lines (the trial tells whether it is one) */
   if (nd == 0 && (req->whole_lines_off || !transpose_dims(p, &b, &a) ||
                   (!line_shift(p, req, 1, b, 0) && !line_shift(p, req, 0, a, 0))))
     return false;
@@ -1743,8 +1750,8 @@ static bool split_boxes(ixj_plan *p, const plan_request *req) {
     finish(&trial[1], req, 0);
   }
   const ixj_plan *plain = nd ? &trial[1] : &trial[0];
-  bool pays = plain->strategy == PLAN_TILED && (nd ? trial[0].strategy == PLAN_GENERAL : trial[0].nontemporal != 0);
-  bool lines = plain->strategy == PLAN_TILED && plain->nontemporal && !req->whole_lines_off && transpose_dims(p, &b, &a);
+  bool pays = plain->strategy == PLAN_TILED && (!nd || trial[0].strategy == PLAN_GENERAL);
+  bool lines = plain->strategy == PLAN_TILED && !req->whole_lines_off && transpose_dims(p, &b, &a);
   int64_t cut[BOX_DIMS][BOX_CUTS];
   int cuts[BOX_DIMS] = {1, 1};
   for (int d = 0; d < BOX_DIMS; d++) cut[d][0] = 0;
