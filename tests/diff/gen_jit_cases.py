@@ -264,17 +264,24 @@ def flat_chain_case(rng):
     return f"copy\t{e}\t{chain}\tiota {' '.join(map(str, shape))}"
 
 
-def rolled_case(rng):
-    """A transpose whose source is rotated along one dim (a roll, then a
-    permute), sometimes reshaped after (a chain read in flat order): split
-    into the cat of its two unrotated runs (split_boxes in gen/plan.c),
-    the rotation by one, by n - 1 or anywhere between."""
+def _transpose_shape(rng):
+    """An element size, a rank of 2 or 3, tiled extents and a permutation
+    that moves them (no identity)."""
     e = rng.choice(ELEM_SIZES)
     rank = rng.randint(2, 3)
     shape = tiled_shape(rng, rank, e, most=1 << 20)
     perm = list(range(rank))
     while perm == sorted(perm):
         rng.shuffle(perm)
+    return e, rank, shape, perm
+
+
+def rolled_case(rng):
+    """A transpose whose source is rotated along one dim (a roll, then a
+    permute), sometimes reshaped after (a chain read in flat order): split
+    into the cat of its two unrotated runs (split_boxes in gen/plan.c),
+    the rotation by one, by n - 1 or anywhere between."""
+    e, rank, shape, perm = _transpose_shape(rng)
     j = rng.choice([k for k in range(rank) if shape[k] > 1])
     rot = [0] * rank
     rot[j] = rng.choice([1, shape[j] - 1, rng.randint(1, shape[j] - 1)])
@@ -291,12 +298,7 @@ def multi_rolled_case(rng):
     destination, or both (sometimes along three dims, which keep the element
     loop): split into the cat of the unrotated boxes between the places where
     the rotations wrap (split_boxes in gen/plan.c)."""
-    e = rng.choice(ELEM_SIZES)
-    rank = rng.randint(2, 3)
-    shape = tiled_shape(rng, rank, e, most=1 << 20)
-    perm = list(range(rank))
-    while perm == sorted(perm):
-        rng.shuffle(perm)
+    e, rank, shape, perm = _transpose_shape(rng)
     out = [shape[p] for p in perm]
 
     def rotation(extents, dims):
