@@ -227,11 +227,17 @@ static int fusable_a_partner(const ixj_plan *p, const plan_request *req, int q) 
  * need (an aligned store to an address off its line faults). Unsigned: a
  * stride's product with the element size mod 64 is right even where it
  * wraps. */
+/* Where element `at` (an offset from the head) of operand o falls within its
+ * 64-byte line, from its pointer (NULL: aligned) and offsets. */
+static uint64_t line_offset(const ixj_plan *p, const plan_request *req, int o, int64_t at) {
+  const plan_operand *x = &p->operand[o];
+  uintptr_t base = req->pointers && req->pointers[x->arg] ? (uintptr_t)req->pointers[x->arg] : 0;
+  return ((uint64_t)base + (uint64_t)(x->runtime_offset + x->head_offset + at) * p->elem_size) % 64;
+}
+
 static bool dst_on_lines(const ixj_plan *p, const plan_request *req, int upto, int skip) {
   const plan_operand *dst = &p->operand[0];
-  uintptr_t base = req->pointers && req->pointers[0] ? (uintptr_t)req->pointers[0] : 0;
-  uint64_t start = (uint64_t)base + (uint64_t)(dst->runtime_offset + dst->head_offset) * p->elem_size;
-  bool lines = start % 64 == 0;
+  bool lines = line_offset(p, req, 0, 0) == 0;
   for (int j = 0; j < upto; j++)
     if (j != skip) lines = lines && (uint64_t)dst->stride[j] * (uint64_t)p->elem_size % 64 == 0;
   return lines;
@@ -1690,10 +1696,9 @@ static int64_t line_shift(const ixj_plan *p, const plan_request *req, int o, int
   if (x->stride[j] != 1) return 0;
   for (int k = 0; k < p->rank; k++)
     if (k != j && p->shape[k] > 1 && (uint64_t)x->stride[k] * elem % 64) return 0;
-  uintptr_t base = req->pointers && req->pointers[x->arg] ? (uintptr_t)req->pointers[x->arg] : 0;
   int64_t pos = start + x->rotate[j]; /* the piece's first memory position along j: < 2n */
   if (pos >= p->shape[j]) pos -= p->shape[j];
-  uint64_t off = ((uint64_t)base + (uint64_t)(x->runtime_offset + x->head_offset + pos) * elem) % 64;
+  uint64_t off = line_offset(p, req, o, pos);
   return off && off % elem == 0 ? (int64_t)((64 - off) / elem) : 0;
 }
 
@@ -1721,21 +1726,27 @@ static bool transpose_dims(const ixj_plan *p, int *b, int *a) {
   return p->rank >= 2 && *b >= 0 && p->operand[0].stride[*a] == 1 && p->shape[*a] > 1;
 }
 
-/* Index of dim j among the box dims (added where there is room), or -1. */
-static int box_dim(int *dims, int *nd, int j) {
-  for (int d = 0; d < *nd; d++)
-    if (dims[d] == j) return d;
-  if (*nd == BOX_DIMS) return -1;
-  dims[*nd] = j;
-  return (*nd)++;
+/* Adds operand o's line cuts along dim j (its unit-stride dim): to the
+ * cuts of j where j is a box dim already, else as a new box dim where there
+ * is room and a cut to make. */
+static void add_line_cuts(const ixj_plan *p, const plan_request *req, int o, int j, int *dims, int *nd,
+                          int64_t (*cut)[BOX_CUTS], int *cuts) {
+  int d = 0;
+  while (d < *nd && dims[d] != j) d++;
+  if (d == BOX_DIMS) return;
+  cuts[d] = line_cuts(p, req, o, j, cut[d], cuts[d]); /* a new dim's: {0}, one cut */
+  if (d == *nd && cuts[d] > 1) dims[(*nd)++] = j;
 }
 
 static bool split_boxes(ixj_plan *p, const plan_request *req) {
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   if (req->gpu || p->op != IXJ_OP_COPY || p->num_operands != 2 || dst->num_tail || src->num_tail) return false;
   int dims[BOX_DIMS], nd = 0, b, a;
-  for (int k = 0; k < p->rank; k++)
-    if ((dst->rotate[k] || src->rotate[k]) && box_dim(dims, &nd, k) < 0) return false; /* the element loop */
+  for (int k = 0; k < p->rank; k++) {
+    if (!dst->rotate[k] && !src->rotate[k]) continue;
+    if (nd == BOX_DIMS) return false; /* the element loop */
+    dims[nd++] = k;
+  }
   /* unrotated: only a transpose whose rows start off lines (the trial tells whether it is one) */
   if (nd == 0 && (req->whole_lines_off || !transpose_dims(p, &b, &a) ||
                   (!line_shift(p, req, 1, b, 0) && !line_shift(p, req, 0, a, 0))))
@@ -1756,18 +1767,10 @@ static bool split_boxes(ixj_plan *p, const plan_request *req) {
   int cuts[BOX_DIMS] = {1, 1};
   for (int d = 0; d < BOX_DIMS; d++) cut[d][0] = 0;
   for (int d = 0; d < nd; d++) cuts[d] = rotation_cuts(p, dims[d], cut[d], 1);
-  int db = lines ? box_dim(dims, &nd, b) : -1, da = lines ? box_dim(dims, &nd, a) : -1;
-  if (db >= 0) cuts[db] = line_cuts(p, req, 1, b, cut[db], cuts[db]);
-  if (da >= 0) cuts[da] = line_cuts(p, req, 0, a, cut[da], cuts[da]);
-  int kept = 0; /* without the line dims that have no cut */
-  for (int d = 0; d < nd; d++)
-    if (cuts[d] > 1) {
-      dims[kept] = dims[d];
-      cuts[kept] = cuts[d];
-      memmove(cut[kept], cut[d], sizeof cut[d]);
-      kept++;
-    }
-  for (nd = kept; kept < BOX_DIMS; kept++) cuts[kept] = 1;
+  if (lines) {
+    add_line_cuts(p, req, 1, b, dims, &nd, cut, cuts);
+    add_line_cuts(p, req, 0, a, dims, &nd, cut, cuts);
+  }
   if (!pays || cuts[0] * cuts[1] < 2) *p = trial[0]; /* (a line cut would have left too little) */
   free(trial);
   if (!pays || cuts[0] * cuts[1] < 2) return true;
