@@ -1771,15 +1771,16 @@ static bool split_boxes(ixj_plan *p, const plan_request *req) {
     add_line_cuts(p, req, 1, b, dims, &nd, cut, cuts);
     add_line_cuts(p, req, 0, a, dims, &nd, cut, cuts);
   }
-  if (!pays || cuts[0] * cuts[1] < 2) *p = trial[0]; /* (a line cut would have left too little) */
+  bool split = pays && cuts[0] * cuts[1] > 1; /* not where a line cut would have left too little */
+  if (!split) *p = trial[0];
   free(trial);
-  if (!pays || cuts[0] * cuts[1] < 2) return true;
+  if (!split) return true;
   plan_operand whole = *src;
+  int64_t n0 = p->shape[dims[0]];
   int n = 0;
   for (int i = 0; i < cuts[0]; i++)
     for (int k = 0; k < cuts[1]; k++) { /* the box of piece (i, k): at most BOX_CUTS^2 < PLAN_MAX_OPERANDS */
       plan_operand *x = &p->operand[1 + n++];
-      int64_t n0 = p->shape[dims[0]];
       *x = whole;
       x->arg = 1;
       x->cat_start = cut[0][i];
