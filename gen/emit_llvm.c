@@ -1803,9 +1803,14 @@ static void emit_gather(emitter *e, text *t, int os, int b0, int a0, bool partia
   int a = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, a0, gi, -1, 0);
   int at = tile_offset(e, tile_offset(e, os, b0, src, tile_b(p)), a, src, tile_a(p));
   bool block_rows = p->prefetch == PLAN_PREFETCH_BLOCK_ROWS;
-  int pf[2] = {-1, -1}; /* a row is one or two lines (the assertion before emit_gather) */
+  int pf[2] = {-1, -1}, pf_row = gi; /* a row is one or two lines (the assertion before emit_gather) */
+  if (block_rows && p->staged) { /* the halo's rows (the next tile's, prefetched by the row of tiles before) repeat the last */
+    int64_t last = ixj__plan_tile_edge_a(p) - 1;
+    int in_tile = ixj__iprog_emit(g, IOP_ULT, IPROG_I1, 0, gi, ixj__iprog_const_s64(g, last + 1), -1, 0);
+    pf_row = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, in_tile, gi, ixj__iprog_const_s64(g, last), 0);
+  }
   for (int q = 0; block_rows && q < p->tile * (int)p->elem_size / 64; q++)
-    pf[q] = block_rows_line(e, os, b0, a0, block_rows_index(e, b_in, gi, ixj__iprog_const_s64(g, q)), a_in, b_in);
+    pf[q] = block_rows_line(e, os, b0, a0, block_rows_index(e, b_in, pf_row, ixj__iprog_const_s64(g, q)), a_in, b_in);
   ixj__text_put(t, "; a gathered tile (plan.gather) first copies its source rows to a buffer on\n"
                    "; the stack (emit_gather in gen/emit_llvm.c), where its blocks then read\n"
                    "gather:\n  %%gi = phi i64 [ 0, %%tile.body ], [ %%gi.next, %%gather ]\n"
@@ -1919,7 +1924,7 @@ static ixj_status emit_tiled(emitter *e, const char *kname, const char *signatur
   IXJ_ASSERT(err, !p->gather || (p->stack && ixj__plan_block_group(p) > 1 && dst->stride[qa] == 1 && !p->zip && !p->unzip && !p->b_inner &&
                                  p->tile * (int)p->elem_size % 64 == 0 && p->tile * (int)p->elem_size <= 128));
   bool gather_masked = p->gather && extent[0] % T != 0; /* the last tile along b is cut short */
-  IXJ_ASSERT(err, p->prefetch != PLAN_PREFETCH_BLOCK_ROWS || (p->gather && p->super_a && !p->staged));
+  IXJ_ASSERT(err, p->prefetch != PLAN_PREFETCH_BLOCK_ROWS || (p->gather && p->super_a));
   if (p->gather) emit_gather(e, &part[TL_GATHER], os, corner[0], corner[1], gather_masked, a_in, b_in);
 
   /* the block at (b0 + bi, a0 + ai): its V source rows and V destination rows */

@@ -1472,12 +1472,20 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
    * 0.58-0.61 / 0.63-0.80, 4096 x 16384 0.47-0.49 / 0.49-0.67 -> 0.55-0.57
    * / 0.55-0.77; without the step to the next block (no prefetch for a
    * block's first row of tiles) 0.56-0.60 and 0.55-0.57 at 1 thread. Not
-   * staged tiles, whose halo rows the runs do not cover. The same for the
+   * staged tiles, whose halo rows the runs do not cover (but on Intel: below). The same for the
    * whole-register blocks of crowded floats and doubles (4096^2 floats, 2880^2
    * and 4096 x 2048 doubles, a cat of transposes; three alternations) was
-   * within the noise: they keep the prefetch one tile ahead. */
+   * within the noise: they keep the prefetch one tile ahead.
+   * On the Intel AVX-512 VM (round 27) staged gathered tiles (crowded
+   * source rows into destination rows off lines) take it too, their halo
+   * rows (the next tile's first, prefetched with the row of tiles before)
+   * prefetching the tile's last row's lines again: an environment switch,
+   * two alternations, 1 thread, ixjit / the ceiling: 8192 x 8191 bytes
+   * (`chain_t_e1`'s plan) 0.32 -> 0.44-0.45, 8192 x 8010 0.32 -> 0.43
+   * (wider or narrower tiles, smaller blocks of tiles: no better). Not
+   * measured on Zen cores, whose staged bytes flush row by row. */
   bool near = p->prefetch == PLAN_PREFETCH_NEAR_L2 || p->prefetch == PLAN_PREFETCH_NEAR; /* Intel: INTEL_NARROW_TILES */
-  if (p->gather && near && p->super_a && !p->staged) p->prefetch = PLAN_PREFETCH_BLOCK_ROWS;
+  if (p->gather && near && p->super_a && (!p->staged || intel_avx512(req))) p->prefetch = PLAN_PREFETCH_BLOCK_ROWS;
 }
 
 /* Chains as single LMADs where they can be (gen/plan_refine.c): one whose

@@ -1675,8 +1675,9 @@ static void zen_narrow_tiles(void **state) {
           assert_int_equal(p->staged != 0, !cases[c].two_lines);
           if (!p->staged) assert_int_equal(p->tile_a, two ? 128 / (int)e : 0); /* two lines of a destination row */
           if (two) assert_int_equal(p->tile * (int)e, e == 2 ? 128 : 64);       /* halves: two of a source row too */
-          /* staged too; gathered bytes in blocks of tiles prefetch the block's next row of tiles */
-          bool blocks = p->gather && p->super_a && !p->staged;
+          /* staged too; gathered bytes in blocks of tiles prefetch the block's next row of tiles (staged
+           * ones on Intel only) */
+          bool blocks = p->gather && p->super_a && (!p->staged || (!zen && vb == 64));
           int l2 = blocks ? PLAN_PREFETCH_BLOCK_ROWS : PLAN_PREFETCH_NEAR_L2;
           /* on Intel with AVX-512 staged bytes and those blocks only (INTEL_AVX512_RULES); its other 1- and
            * 2-byte tiles one tile ahead into L1, and its staged halves only as wide as tall (INTEL_NARROW_TILES) */
@@ -1704,7 +1705,9 @@ static void zen_narrow_tiles(void **state) {
  * spread rows, a fused a and short rows do not), the gather loop and its masked
  * loads (a tile cut short along b) in the IR, and the kernels against the
  * reference: whole tiles, edges along b and along a, a staged destination, a
- * batch, NCHW -> NHWC, streamed and not, rows aligned and off by one. */
+ * batch, NCHW -> NHWC, streamed and not, rows aligned and off by one; staged
+ * ones in blocks of tiles under Intel's rules too (their prefetch of the
+ * block's next row of tiles). */
 static void gathered_tiles(void **state) {
   (void)state;
   static const struct {
@@ -1720,6 +1723,8 @@ static void gathered_tiles(void **state) {
                {"iota 1024 512", "iota 512 1024 | permute 1 0", 1, 0, 1},                   /* blocks of 4 x 16 tiles */
                {"iota 1000 640 | slice : :600", "iota 600 1024 | slice : :1000 | permute 1 0", 1, 1, 1}, /* blocks past both ends */
                {"iota 2 1024 384", "iota 2 384 1024 | permute 0 2 1", 1, 0, 1},             /* blocks, batched */
+               {"iota 1024 1100", "iota 1100 1024 | permute 1 0", 1, 0, 0},                 /* staged, in blocks */
+               {"iota 1000 1101", "iota 1101 1024 | slice : :1000 | permute 1 0", 1, 1, 0}, /* the same, b cut short */
                {"iota 16 16 16 4 8 8", "iota 4 16 8 16 8 16 | permute 1 3 5 0 2 4", 0, 0, 0},  /* a fused a: not */
                {"iota 32 128", "iota 128 4096 | slice : :32 | permute 1 0", 0, 0, 0},      /* rows shorter than a line: not */
                {"iota 4160 128", "iota 128 4160 | permute 1 0", 0, 0, 0},                   /* spread rows: not */
@@ -1744,9 +1749,10 @@ static void gathered_tiles(void **state) {
           assert_int_equal(strstr(ir, "@llvm.masked.load.v64i8") != NULL, gather && cases[c].partial_b);
           /* the block's next row of tiles, into L2 (prefetcht1), with each gathered row (on Zen where
            * the table says; other hosts walk more of these tiles in blocks) */
-          bool block_rows = gather && (zen ? cases[c].block_rows : p->super_a && !p->staged);
+          bool block_rows = gather && (zen ? cases[c].block_rows : p->super_a != 0); /* staged ones too */
           assert_int_equal(p->prefetch == PLAN_PREFETCH_BLOCK_ROWS, block_rows);
-          assert_int_equal(p->super_a != 0, block_rows || (p->super_a && !gather));
+          assert_int_equal(p->super_a != 0, block_rows || (p->super_a && (!gather || p->staged)));
+          if (gather && p->staged && p->super_a) assert_true(zen ? !block_rows : block_rows);
           assert_int_equal(strstr(ir, "%g.pf0 = getelementptr") != NULL, block_rows);
           if (block_rows) assert_non_null(strstr(ir, "@llvm.prefetch.p0(ptr %g.pf0, i32 0, i32 2, i32 1)"));
           free(ir);
@@ -1767,6 +1773,9 @@ static void gathered_tiles(void **state) {
   copy_all_ways(1, "iota 4000 100", "iota 100 4096 | slice : :4000 | permute 1 0", "tiled"); /* staged, b cut short */
   copy_all_ways(1, "iota 1000 300", "iota 300 4096 | slice : :1000 | permute 1 0", "tiled"); /* too wide to gather */
   zen_rules = 0;
+  /* Intel's rules: staged gathered tiles in blocks prefetch the block's next row of tiles, halo rows too */
+  copy_all_ways(1, "iota 1024 1100", "iota 1100 1024 | permute 1 0", "tiled");
+  copy_all_ways(1, "iota 1000 1101", "iota 1101 1024 | slice : :1000 | permute 1 0", "tiled");
 }
 
 /* Tiles in cache (not streamed) on Zen cores with 64-byte vectors prefetch a
