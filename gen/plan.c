@@ -1140,7 +1140,33 @@ static bool zen_crowded_rows(const ixj_plan *p) {
          (rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET || dst_rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET);
 }
 
+/* INTEL_STAGED_TILES: on the Intel AVX-512 VM (round 27) streamed staged
+ * tiles of 4- and 8-byte elements (destination rows off lines, not spanning
+ * them) read 256 bytes of each source row (four lines) and 128 bytes' worth
+ * of source rows (two lines of each destination row, and the halo's), where
+ * square tiles of 32 read 128 and 256: 64 x 32 floats, 32 x 16 doubles; the
+ * floats whose source rows spread over the L1 sets prefetch one tile ahead
+ * into L2 (PLAN_PREFETCH_NEAR_L2) instead of two into L1. Environment
+ * switches, two alternations, 1 thread, ixjit / the ceiling: doubles, the
+ * chain a.T[:, 1:].reshape(2879, 2880) (a 2880 x 2879 transpose into rows
+ * 23032 bytes apart, `chain_t_e8`) 0.83-0.84 -> 1.00-1.01, 2800 x 2830
+ * 1.10-1.11 -> 1.09-1.11; floats, `chain_runs_t`'s 4096 x 4095 (source rows
+ * crowding one L1 set) 0.73-0.76 -> 0.83, `t2d_e4_odd` (4000 x 4030)
+ * 0.89-0.91 -> 0.87-0.88 (prefetched into L2: 0.91-0.93). Not taken: 64 x
+ * 64 floats (0.54-0.63), 64 x 16 (the halo as many blocks as the tile's own:
+ * 0.74-0.87), 32 x 64 and 32 x 48 (0.45-0.80), 64 x 16 doubles (0.97-1.04). */
+static bool intel_staged_tiles(const ixj_plan *p, const plan_request *req) {
+  return intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->staged && !p->span &&
+         (p->elem_size == 4 || p->elem_size == 8) && p->micro * (int)p->elem_size == 64 && !p->a_inner && !p->b_inner &&
+         !p->zip && !p->unzip;
+}
+
 static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
+  if (intel_staged_tiles(p, req) && !p->tile_a) {
+    p->tile = 256 / (int)p->elem_size;
+    p->tile_a = 128 / (int)p->elem_size;
+    return;
+  }
   if (!req->gpu && req->cpu_zen && req->cpu_vector_bytes == 64 && p->strategy == PLAN_TILED && p->nontemporal && p->span) {
     int64_t row = ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size; /* <= SPAN_BYTES */
     if (ZEN_SPAN_TILE * row <= ZEN_SPAN_STAGE_BYTES && p->tile < ZEN_SPAN_TILE) p->tile = ZEN_SPAN_TILE;
@@ -1357,6 +1383,7 @@ static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_ca
   p->prefetch = zen ? (req->cpu_vector_bytes == 64 ? PLAN_PREFETCH_NEAR_L2 : PLAN_PREFETCH_NEAR)
                     : rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET ? PLAN_PREFETCH_FAR : 0;
   if (intel_avx512(req) && (p->elem_size == 2 || (p->elem_size == 1 && !p->staged))) p->prefetch = PLAN_PREFETCH_NEAR; /* INTEL_NARROW_TILES */
+  if (p->elem_size == 4 && p->prefetch == PLAN_PREFETCH_FAR && intel_staged_tiles(p, req)) p->prefetch = PLAN_PREFETCH_NEAR_L2;
   /* the 64-row tiles of long back-to-back rows prefetch their next rows on Intel too (INTEL_AVX512_RULES) */
   if ((zen && sequential_source(p)) || zen_long_sequential_rows(p, ixj__plan_tile_edge_a(p))) {
     int64_t run = ixj__plan_tile_b_extent(p) * ixj__plan_tile_edge_a(p) * (int64_t)p->elem_size;

@@ -1236,7 +1236,8 @@ static void staged_tiles(void **state) {
     const char *dst, *src;
     size_t elem;
     int vector_bytes, stream, staged, nontemporal, tile_a, zen, span;
-  } want[] = {{"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 0, 0, 0}, /* 1080-byte rows: not spanned */
+  } want[] = {{"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 32, 0, 0}, /* 1080-byte rows: not spanned,
+                                                                                         64 x 32 (INTEL_STAGED_TILES) */
               {"iota 300 250", "iota 250 300 | permute 1 0", 4, 64, 1, 1, 1, 250, 0, 1}, /* 1000: spanned */
               {"iota 256 384", "iota 384 256 | permute 1 0", 4, 64, 1, 0, 1, 16, 0, 0}, /* rows on lines: 16 rows (INTEL_AVX512_RULES) */
               {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 1, 0, 0, 0, 0}, /* in cache */
@@ -1307,7 +1308,7 @@ static void staged_row_flush(void **state) {
   } want[] = {{4, 64, 1, PLAN_FLUSH_BLOCKS, 64, 64}, {8, 64, 1, PLAN_FLUSH_BLOCKS, 32, 16},
               {16, 64, 1, PLAN_FLUSH_BLOCKS, 32, 8}, {2, 64, 1, PLAN_FLUSH_ROWS, 64, 128},
               {1, 64, 1, PLAN_FLUSH_ROWS, 64, 256},  {4, 32, 1, 0, 32, 0},
-              {4, 64, 0, 0, 32, 0}};
+              {4, 64, 0, 0, 64, 32}, {8, 64, 0, 0, 32, 16}}; /* Intel: the whole tile (INTEL_STAGED_TILES) */
   ixj_ixfun *d = parse_ok("iota 300 1101"), *s = parse_ok("iota 1101 300 | permute 1 0"); /* rows off lines */
   const ixj_ixfun *srcs[1] = {s};
   for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
@@ -1622,17 +1623,22 @@ static void zen_tile_shapes(void **state) {
           assert_int_equal(p->strategy, PLAN_TILED);
           assert_int_equal(p->nontemporal, 1);
           if (e == 4 && p->staged) assert_int_equal(p->span, cases[c].span4);
-          /* Intel's 4- and 8-byte tiles that do not stage too (INTEL_AVX512_RULES) */
+          /* Intel's 4- and 8-byte tiles that do not stage too (INTEL_AVX512_RULES); those that do
+           * 256 bytes along b and 128 along a (INTEL_STAGED_TILES; not with a fused b) */
           bool shaped = (zen || ((e == 4 || e == 8) && !p->staged)) && vb == 64 && !p->span;
+          bool intel_staged = !zen && vb == 64 && (e == 4 || e == 8) && p->staged && !p->span && !p->b_inner;
           if (!p->span)
-            assert_int_equal(p->tile_a, shaped ? (e == 16 ? 8 : e == 4 && p->staged ? 64 : e == 4 && cases[c].crowded4 ? 32 : 16) : 0);
+            assert_int_equal(p->tile_a, intel_staged ? 128 / (int)e
+                                        : shaped     ? (e == 16 ? 8 : e == 4 && p->staged ? 64 : e == 4 && cases[c].crowded4 ? 32 : 16)
+                                                     : 0);
           /* on Zen with AVX-512 into L2 (short source rows back to back take the sequential
-           * prefetch: sequential_prefetch; a fused b none) */
-          bool l2 = zen && vb == 64 && !p->b_inner && p->prefetch != PLAN_PREFETCH_SEQUENTIAL;
+           * prefetch: sequential_prefetch; a fused b none); Intel's staged floats too (their rows
+           * spread over the L1 sets) */
+          bool l2 = (zen && vb == 64 && !p->b_inner && p->prefetch != PLAN_PREFETCH_SEQUENTIAL) || (intel_staged && e == 4);
           if ((p->prefetch == PLAN_PREFETCH_NEAR_L2) != l2)
             fail_msg("%s (elem %zu, %d-byte vectors, zen %d): prefetch %d, tile_a %d", cases[c].dst, e, vb, zen, p->prefetch, p->tile_a);
           int64_t row = (int64_t)p->tile_a * (int64_t)e; /* a spanning tile's staged row */
-          int want = shaped && e == 4 ? 64 : 32;
+          int want = (shaped && e == 4) || (intel_staged && e == 4) ? 64 : 32;
           if (zen && vb == 64 && p->span && 128 * row <= 65536) want = 128;
           assert_int_equal(p->tile, want);
           free(p);
