@@ -1751,8 +1751,10 @@ static void emit_span_setup(const ixj_plan *p, text *t, const char *scalar, cons
  * prefetch all of it, each row's L lines in turn. The block's last row of
  * tiles prefetches the first of the next block along b (the walk's next).
  * Where that reaches past b's end, or past the source, is harmless: a
- * prefetch never faults. Returns the source offset of line k (k < super_b x
- * Ta x Lt, an s64 value). */
+ * prefetch never faults. A staged tile gathers its halo's rows too (the next
+ * tile's first, up to a line of them): their loads' k run on, the block's
+ * last tile's past the run into the rows after it. Returns the source offset
+ * of line k (k < (super_b x Ta + halo) x Lt, an s64 value). */
 static int block_rows_line(emitter *e, int os, int b0, int a0, int k, int a_in, int b_in) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
@@ -1773,8 +1775,9 @@ static int block_rows_line(emitter *e, int os, int b0, int a0, int k, int a_in, 
   int row0 = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, last, a_first, a_next, 0);
   int col0 = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, last, b_next, b_block, 0);
   int kl[2];
+  int64_t halo = p->staged ? 64 / (int64_t)p->elem_size : 0; /* a staged tile's halo rows: k runs on (below) */
   ixj__lower_unflatten(lw, ixj__iprog_emit(g, IOP_CAST, lw->index, 0, k, -1, -1, 0), 2, (const int64_t[]){ta, lines},
-                       (uint64_t)(p->super_b * ta * tile_lines - 1), kl);
+                       (uint64_t)((p->super_b * ta + halo) * tile_lines - 1), kl);
   int row = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, row0, ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, kl[0], -1, -1, 0), -1, 0);
   int line = ixj__iprog_emit(g, IOP_MUL, IPROG_S64, IPROG_NSW, ixj__iprog_emit(g, IOP_CAST, IPROG_S64, 0, kl[1], -1, -1, 0),
                              ixj__iprog_const_s64(g, 64 / (int64_t)p->elem_size), -1, 0);
@@ -1803,14 +1806,9 @@ static void emit_gather(emitter *e, text *t, int os, int b0, int a0, bool partia
   int a = ixj__iprog_emit(g, IOP_ADD, IPROG_S64, IPROG_NSW, a0, gi, -1, 0);
   int at = tile_offset(e, tile_offset(e, os, b0, src, tile_b(p)), a, src, tile_a(p));
   bool block_rows = p->prefetch == PLAN_PREFETCH_BLOCK_ROWS;
-  int pf[2] = {-1, -1}, pf_row = gi; /* a row is one or two lines (the assertion before emit_gather) */
-  if (block_rows && p->staged) { /* the halo's rows (the next tile's, prefetched by the row of tiles before) repeat the last */
-    int64_t last = ixj__plan_tile_edge_a(p) - 1;
-    int in_tile = ixj__iprog_emit(g, IOP_ULT, IPROG_I1, 0, gi, ixj__iprog_const_s64(g, last + 1), -1, 0);
-    pf_row = ixj__iprog_emit(g, IOP_SELECT, IPROG_S64, 0, in_tile, gi, ixj__iprog_const_s64(g, last), 0);
-  }
+  int pf[2] = {-1, -1}; /* a row is one or two lines (the assertion before emit_gather) */
   for (int q = 0; block_rows && q < p->tile * (int)p->elem_size / 64; q++)
-    pf[q] = block_rows_line(e, os, b0, a0, block_rows_index(e, b_in, pf_row, ixj__iprog_const_s64(g, q)), a_in, b_in);
+    pf[q] = block_rows_line(e, os, b0, a0, block_rows_index(e, b_in, gi, ixj__iprog_const_s64(g, q)), a_in, b_in);
   ixj__text_put(t, "; a gathered tile (plan.gather) first copies its source rows to a buffer on\n"
                    "; the stack (emit_gather in gen/emit_llvm.c), where its blocks then read\n"
                    "gather:\n  %%gi = phi i64 [ 0, %%tile.body ], [ %%gi.next, %%gather ]\n"

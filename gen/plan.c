@@ -1155,6 +1155,15 @@ static bool zen_crowded_rows(const ixj_plan *p) {
  * 0.89-0.91 -> 0.87-0.88 (prefetched into L2: 0.91-0.93). Not taken: 64 x
  * 64 floats (0.54-0.63), 64 x 16 (the halo as many blocks as the tile's own:
  * 0.74-0.87), 32 x 64 and 32 x 48 (0.45-0.80), 64 x 16 doubles (0.97-1.04). */
+/* The same host's staged gathered bytes (crowded source rows into
+ * destination rows off lines) read two lines of each source row and 128
+ * rows (128 x 128 tiles, where staged bytes elsewhere take 64 x 256:
+ * WIDE_TILES): an environment switch, two alternations, 1 thread, ixjit /
+ * the ceiling: 8192 x 8191 (`chain_t_e1`'s plan) 0.38 -> 0.48-0.49, 8192 x
+ * 8010 0.38 -> 0.49 (128 x 192 0.38-0.45, 128 x 64 0.39-0.44); bytes that
+ * do not gather lost so (8000 x 8010 0.68-0.69 -> 0.63-0.65). The stack
+ * holds 24 KiB of gathered rows and 24 KiB of staged tile. */
+#define INTEL_GATHERED_STAGED_TILE 128
 static bool intel_staged_tiles(const ixj_plan *p, const plan_request *req) {
   return intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->staged && !p->span &&
          (p->elem_size == 4 || p->elem_size == 8) && p->micro * (int)p->elem_size == 64 && !p->a_inner && !p->b_inner &&
@@ -1165,6 +1174,11 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (intel_staged_tiles(p, req) && !p->tile_a) {
     p->tile = 256 / (int)p->elem_size;
     p->tile_a = 128 / (int)p->elem_size;
+    return;
+  }
+  if (intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->staged && !p->span && p->gather &&
+      p->elem_size == 1 && p->tile_a == WIDE_TILES * p->tile) {
+    p->tile = p->tile_a = INTEL_GATHERED_STAGED_TILE;
     return;
   }
   if (!req->gpu && req->cpu_zen && req->cpu_vector_bytes == 64 && p->strategy == PLAN_TILED && p->nontemporal && p->span) {
@@ -1509,7 +1523,8 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
    * prefetching the tile's last row's lines again: an environment switch,
    * two alternations, 1 thread, ixjit / the ceiling: 8192 x 8191 bytes
    * (`chain_t_e1`'s plan) 0.32 -> 0.44-0.45, 8192 x 8010 0.32 -> 0.43
-   * (wider or narrower tiles, smaller blocks of tiles: no better). Not
+   * (wider or narrower tiles, smaller blocks of tiles: no better; then
+   * INTEL_GATHERED_STAGED_TILE). Not
    * measured on Zen cores, whose staged bytes flush row by row. */
   bool near = p->prefetch == PLAN_PREFETCH_NEAR_L2 || p->prefetch == PLAN_PREFETCH_NEAR; /* Intel: INTEL_NARROW_TILES */
   if (p->gather && near && p->super_a && (!p->staged || intel_avx512(req))) p->prefetch = PLAN_PREFETCH_BLOCK_ROWS;
