@@ -1143,8 +1143,9 @@ static bool zen_crowded_rows(const ixj_plan *p) {
 /* INTEL_STAGED_TILES: on the Intel AVX-512 VM (round 27) streamed staged
  * tiles of 4- and 8-byte elements (destination rows off lines, not spanning
  * them) read 256 bytes of each source row (four lines) and 128 bytes' worth
- * of source rows (two lines of each destination row, and the halo's), where
- * square tiles of 32 read 128 and 256: 64 x 32 floats, 32 x 16 doubles; the
+ * of source rows (two lines of each destination row, and the halo's): 64 x
+ * 32 floats, 32 x 16 doubles, where they were 32 x 32 (floats 128 bytes of
+ * each of 32 rows, doubles 256 of 32); the
  * floats whose source rows spread over the L1 sets prefetch one tile ahead
  * into L2 (PLAN_PREFETCH_NEAR_L2) instead of two into L1. Environment
  * switches, two alternations, 1 thread, ixjit / the ceiling: doubles, the
@@ -1155,19 +1156,24 @@ static bool zen_crowded_rows(const ixj_plan *p) {
  * 0.89-0.91 -> 0.87-0.88 (prefetched into L2: 0.91-0.93). Not taken: 64 x
  * 64 floats (0.54-0.63), 64 x 16 (the halo as many blocks as the tile's own:
  * 0.74-0.87), 32 x 64 and 32 x 48 (0.45-0.80), 64 x 16 doubles (0.97-1.04). */
-/* The same host's staged gathered bytes (crowded source rows into
- * destination rows off lines) read two lines of each source row and 128
- * rows (128 x 128 tiles, where staged bytes elsewhere take 64 x 256:
- * WIDE_TILES): an environment switch, two alternations, 1 thread, ixjit /
- * the ceiling: 8192 x 8191 (`chain_t_e1`'s plan) 0.38 -> 0.48-0.49, 8192 x
- * 8010 0.38 -> 0.49 (128 x 192 0.38-0.45, 128 x 64 0.39-0.44); bytes that
- * do not gather lost so (8000 x 8010 0.68-0.69 -> 0.63-0.65). The stack
- * holds 24 KiB of gathered rows and 24 KiB of staged tile. */
-#define INTEL_GATHERED_STAGED_TILE 128
 static bool intel_staged_tiles(const ixj_plan *p, const plan_request *req) {
   return intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->staged && !p->span &&
          (p->elem_size == 4 || p->elem_size == 8) && p->micro * (int)p->elem_size == 64 && !p->a_inner && !p->b_inner &&
          !p->zip && !p->unzip;
+}
+/* INTEL_GATHERED_STAGED_TILE: the same host's staged gathered bytes (crowded
+ * source rows into destination rows off lines, in wide tiles) read two lines
+ * of each source row and 128 rows (128 x 128 tiles, where staged bytes
+ * elsewhere take 64 x 256: WIDE_TILES): an environment switch, two
+ * alternations, 1 thread, ixjit / the ceiling: 8192 x 8191 (`chain_t_e1`'s
+ * plan) 0.38 -> 0.48-0.49, 8192 x 8010 0.38 -> 0.49 (128 x 192 0.38-0.45,
+ * 128 x 64 0.39-0.44); bytes that do not gather lost so (8000 x 8010
+ * 0.68-0.69 -> 0.63-0.65). The stack holds 24 KiB of gathered rows and 24
+ * KiB of staged tile. */
+#define INTEL_GATHERED_STAGED_TILE 128
+static bool intel_gathered_staged_bytes(const ixj_plan *p, const plan_request *req) {
+  return intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->staged && !p->span && p->gather &&
+         p->elem_size == 1 && p->tile_a == WIDE_TILES * p->tile;
 }
 
 static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
@@ -1176,8 +1182,7 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
     p->tile_a = 128 / (int)p->elem_size;
     return;
   }
-  if (intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->staged && !p->span && p->gather &&
-      p->elem_size == 1 && p->tile_a == WIDE_TILES * p->tile) {
+  if (intel_gathered_staged_bytes(p, req)) {
     p->tile = p->tile_a = INTEL_GATHERED_STAGED_TILE;
     return;
   }
@@ -1513,19 +1518,20 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
    * 0.58-0.61 / 0.63-0.80, 4096 x 16384 0.47-0.49 / 0.49-0.67 -> 0.55-0.57
    * / 0.55-0.77; without the step to the next block (no prefetch for a
    * block's first row of tiles) 0.56-0.60 and 0.55-0.57 at 1 thread. Not
-   * staged tiles, whose halo rows the runs do not cover (but on Intel: below). The same for the
-   * whole-register blocks of crowded floats and doubles (4096^2 floats, 2880^2
-   * and 4096 x 2048 doubles, a cat of transposes; three alternations) was
-   * within the noise: they keep the prefetch one tile ahead.
+   * staged tiles, whose halo rows the runs do not cover (but on Intel:
+   * below). The same for the whole-register blocks of crowded floats and
+   * doubles (4096^2 floats, 2880^2 and 4096 x 2048 doubles, a cat of
+   * transposes; three alternations) was within the noise: they keep the
+   * prefetch one tile ahead.
    * On the Intel AVX-512 VM (round 27) staged gathered tiles (crowded
-   * source rows into destination rows off lines) take it too, their halo
-   * rows (the next tile's first, prefetched with the row of tiles before)
-   * prefetching the tile's last row's lines again: an environment switch,
+   * source rows into destination rows off lines) take it too, the loads of
+   * their halo rows (the next tile's first) running on along the block's
+   * run (block_rows_line in gen/emit_llvm.c): an environment switch,
    * two alternations, 1 thread, ixjit / the ceiling: 8192 x 8191 bytes
    * (`chain_t_e1`'s plan) 0.32 -> 0.44-0.45, 8192 x 8010 0.32 -> 0.43
    * (wider or narrower tiles, smaller blocks of tiles: no better; then
-   * INTEL_GATHERED_STAGED_TILE). Not
-   * measured on Zen cores, whose staged bytes flush row by row. */
+   * INTEL_GATHERED_STAGED_TILE). Not measured on Zen cores, whose staged
+   * bytes flush row by row. */
   bool near = p->prefetch == PLAN_PREFETCH_NEAR_L2 || p->prefetch == PLAN_PREFETCH_NEAR; /* Intel: INTEL_NARROW_TILES */
   if (p->gather && near && p->super_a && (!p->staged || intel_avx512(req))) p->prefetch = PLAN_PREFETCH_BLOCK_ROWS;
 }
