@@ -1218,9 +1218,29 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (e == 4 && p->staged) p->tile_a = ZEN_STAGED_ROWS;
 }
 
+/* INTEL_STAGED_UNBLOCKED: on the Intel AVX-512 VM (round 27) staged tiles
+ * that do not gather walk no blocks of tiles (below): each row of tiles
+ * along b in turn, as their prefetch one or two tiles ahead along b expects
+ * (a staged tile's blocks cannot end past the last tile, so they were as
+ * narrow as a divisor of the tile count: 4000 x 4030 halves walked blocks
+ * of 14 x 5 tiles). An environment switch, two alternations, 1 thread,
+ * ixjit / the ceiling, on huge pages (the bench's default) / on 4 KiB
+ * pages: 4000 x 4030 halves 0.50-0.55 -> 0.76-0.89 / 0.51-0.54 ->
+ * 0.65-0.68, 4096 x 4095 halves from rows 8 KiB apart 0.46-0.49 ->
+ * 0.53-0.54 / 0.48 -> 0.51-0.52, `t2d_e4_odd` (4000 x 4030 floats)
+ * 0.90-0.92 -> 0.97-0.99 / 0.82-0.83 -> 0.90-0.93, 4096 x 4095 floats from
+ * rows 16 KiB apart 0.83-0.87 -> 0.81 / 0.76-0.80 -> 0.83-0.86, 8000 x
+ * 8010 bytes 0.68-0.70 -> 0.74-0.79 / 0.62-0.65 -> 0.74-0.75, 2800 x 2830
+ * doubles 1.09-1.10 -> 1.13-1.15 / 1.14-1.16 -> 1.17-1.18. Gathered bytes
+ * keep their blocks, whose next row of tiles they prefetch (0.48-0.50 ->
+ * 0.47-0.48 without). */
+static bool intel_staged_unblocked(const ixj_plan *p, const plan_request *req) {
+  return intel_avx512(req) && p->staged && !p->gather;
+}
+
 /* TILED: the work units (tiles) and, streamed on a CPU, the walk in blocks of
  * tiles (below). */
-static void tile_work(ixj_plan *p, bool gpu) {
+static void tile_work(ixj_plan *p, const plan_request *req) {
   uint64_t b = (uint64_t)ixj__plan_tile_b_extent(p), a = (uint64_t)ixj__plan_tile_a_extent(p);
   uint64_t tile_a = (uint64_t)ixj__plan_tile_edge_a(p);
   uint64_t outer = (uint64_t)p->count / (a * b);
@@ -1234,7 +1254,7 @@ static void tile_work(ixj_plan *p, bool gpu) {
    * coming back touched more pages than the TLB holds (a 10240^2 float
    * transpose ran at 11-12 GB/s on 4 KiB pages, 20 GB/s on huge pages,
    * 1 thread). A block of 16 x 16 tiles touches 32 x (16 + 16) pages. */
-  if (!gpu && p->nontemporal && ta >= 2 && tb >= 2) {
+  if (!req->gpu && p->nontemporal && ta >= 2 && tb >= 2 && !intel_staged_unblocked(p, req)) {
     bool pad = !p->staged; /* a staged tile's halo looks at the next tile: only whole blocks there */
     p->super_a = super_width(ta, pad);
     p->super_b = super_width(tb, pad);
@@ -1503,7 +1523,7 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   source_major_tiles(p, req);
   zen_tile_shape(p, req);
   p->work_units = (uint64_t)p->count;
-  if (p->strategy == PLAN_TILED) tile_work(p, req->gpu);
+  if (p->strategy == PLAN_TILED) tile_work(p, req);
   choose_prefetch(p, req, out_of_cache);
   choose_row_group(p, req);
   settle_gather(p);
@@ -1873,7 +1893,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
     stage_tiles(out, &r);
     source_major_tiles(out, &r);
     zen_tile_shape(out, &r);
-    tile_work(out, false);
+    tile_work(out, &r);
     settle_gather(out);
   }
   out->prefetch = cat->part[k].prefetch;
