@@ -1219,8 +1219,10 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
 }
 
 /* INTEL_STAGED_UNBLOCKED: on the Intel AVX-512 VM (round 27) staged tiles
- * that do not gather walk no blocks of tiles (below): each row of tiles
- * along b in turn, as their prefetch one or two tiles ahead along b expects
+ * that prefetch along b (neither gathered nor 4 bytes and more from source
+ * rows crowding one L1 set, which do not prefetch) walk no blocks of tiles
+ * (below): each row of tiles along b in turn, as their prefetch one or two
+ * tiles ahead along b expects
  * (a staged tile's blocks cannot end past the last tile, so they were as
  * narrow as a divisor of the tile count: 4000 x 4030 halves walked blocks
  * of 14 x 5 tiles). An environment switch, two alternations, 1 thread,
@@ -1228,14 +1230,16 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
  * pages: 4000 x 4030 halves 0.50-0.55 -> 0.76-0.89 / 0.51-0.54 ->
  * 0.65-0.68, 4096 x 4095 halves from rows 8 KiB apart 0.46-0.49 ->
  * 0.53-0.54 / 0.48 -> 0.51-0.52, `t2d_e4_odd` (4000 x 4030 floats)
- * 0.90-0.92 -> 0.97-0.99 / 0.82-0.83 -> 0.90-0.93, 4096 x 4095 floats from
- * rows 16 KiB apart 0.83-0.87 -> 0.81 / 0.76-0.80 -> 0.83-0.86, 8000 x
- * 8010 bytes 0.68-0.70 -> 0.74-0.79 / 0.62-0.65 -> 0.74-0.75, 2800 x 2830
- * doubles 1.09-1.10 -> 1.13-1.15 / 1.14-1.16 -> 1.17-1.18. Gathered bytes
- * keep their blocks, whose next row of tiles they prefetch (0.48-0.50 ->
- * 0.47-0.48 without). */
+ * 0.90-0.92 -> 0.97-0.99 / 0.82-0.83 -> 0.90-0.93, 8000 x 8010 bytes
+ * 0.68-0.70 -> 0.74-0.79 / 0.62-0.65 -> 0.74-0.75, 2800 x 2830 doubles
+ * 1.09-1.10 -> 1.13-1.15 / 1.14-1.16 -> 1.17-1.18. The others keep their
+ * blocks: gathered bytes prefetch the block's next row of tiles (0.48-0.50
+ * -> 0.47-0.48 without); 4096 x 4095 floats from rows 16 KiB apart lost on
+ * huge pages (0.83-0.87 -> 0.81; in the builds' runs `chain_runs_t` 0.81-0.85
+ * -> 0.75-0.82) though they gained on 4 KiB pages (0.76-0.80 -> 0.83-0.86),
+ * and 2048 x 2047 doubles from the same ran the same either way. */
 static bool intel_staged_unblocked(const ixj_plan *p, const plan_request *req) {
-  return intel_avx512(req) && p->staged && !p->gather;
+  return intel_avx512(req) && p->staged && !p->gather && (p->elem_size <= 2 || rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET);
 }
 
 /* TILED: the work units (tiles) and, streamed on a CPU, the walk in blocks of
