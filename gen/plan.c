@@ -1156,10 +1156,13 @@ static bool zen_crowded_rows(const ixj_plan *p) {
  * 0.89-0.91 -> 0.87-0.88 (prefetched into L2: 0.91-0.93). Not taken: 64 x
  * 64 floats (0.54-0.63), 64 x 16 (the halo as many blocks as the tile's own:
  * 0.74-0.87), 32 x 64 and 32 x 48 (0.45-0.80), 64 x 16 doubles (0.97-1.04). */
+/* streamed staged tiles that do not span their rows, on an Intel host with AVX-512 */
+static bool intel_streamed_staged(const ixj_plan *p, const plan_request *req) {
+  return intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->staged && !p->span;
+}
 static bool intel_staged_tiles(const ixj_plan *p, const plan_request *req) {
-  return intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->staged && !p->span &&
-         (p->elem_size == 4 || p->elem_size == 8) && p->micro * (int)p->elem_size == 64 && !p->a_inner && !p->b_inner &&
-         !p->zip && !p->unzip;
+  return intel_streamed_staged(p, req) && (p->elem_size == 4 || p->elem_size == 8) && p->micro * (int)p->elem_size == 64 &&
+         !p->a_inner && !p->b_inner && !p->zip && !p->unzip;
 }
 /* INTEL_GATHERED_STAGED_TILE: the same host's staged gathered bytes (crowded
  * source rows into destination rows off lines, in wide tiles) read two lines
@@ -1172,8 +1175,7 @@ static bool intel_staged_tiles(const ixj_plan *p, const plan_request *req) {
  * KiB of staged tile. */
 #define INTEL_GATHERED_STAGED_TILE 128
 static bool intel_gathered_staged_bytes(const ixj_plan *p, const plan_request *req) {
-  return intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->staged && !p->span && p->gather &&
-         p->elem_size == 1 && p->tile_a == WIDE_TILES * p->tile;
+  return intel_streamed_staged(p, req) && p->gather && p->elem_size == 1 && p->tile_a == WIDE_TILES * p->tile;
 }
 
 static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
