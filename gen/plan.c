@@ -1220,38 +1220,19 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (e == 4 && p->staged) p->tile_a = ZEN_STAGED_ROWS;
 }
 
-/* INTEL_STAGED_UNBLOCKED: on the Intel AVX-512 VM (round 27) staged tiles
- * that prefetch along b (neither gathered nor 4 bytes and more from source
- * rows crowding one L1 set, which do not prefetch) walk no blocks of tiles
- * (below): each row of tiles along b in turn, as their prefetch one or two
- * tiles ahead along b expects
- * (a staged tile's blocks cannot end past the last tile, so they were as
- * narrow as a divisor of the tile count: 4000 x 4030 halves walked blocks
- * of 14 x 5 tiles). An environment switch, two alternations, 1 thread,
- * ixjit / the ceiling, on huge pages (the bench's default) / on 4 KiB
- * pages: 4000 x 4030 halves 0.50-0.55 -> 0.76-0.89 / 0.51-0.54 ->
- * 0.65-0.68, 4096 x 4095 halves from rows 8 KiB apart 0.46-0.49 ->
- * 0.53-0.54 / 0.48 -> 0.51-0.52, `t2d_e4_odd` (4000 x 4030 floats)
- * 0.90-0.92 -> 0.97-0.99 / 0.82-0.83 -> 0.90-0.93, 8000 x 8010 bytes
- * 0.68-0.70 -> 0.74-0.79 / 0.62-0.65 -> 0.74-0.75, 2800 x 2830 doubles
- * 1.09-1.10 -> 1.13-1.15 / 1.14-1.16 -> 1.17-1.18. The others keep their
- * blocks: gathered bytes prefetch the block's next row of tiles (0.48-0.50
- * -> 0.47-0.48 without); 4096 x 4095 floats from rows 16 KiB apart lost on
- * huge pages (0.83-0.87 -> 0.81; in the builds' runs `chain_runs_t` 0.81-0.85
- * -> 0.75-0.82) though they gained on 4 KiB pages (0.76-0.80 -> 0.83-0.86),
- * and 2048 x 2047 doubles from the same ran the same either way. */
-static bool intel_staged_unblocked(const ixj_plan *p, const plan_request *req) {
-  return intel_avx512(req) && p->staged && !p->gather && (p->elem_size <= 2 || rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET);
-}
-
 /* TILED: the work units (tiles) and, streamed on a CPU, the walk in blocks of
  * tiles (below). */
-static void tile_work(ixj_plan *p, const plan_request *req) {
+static void tile_counts(const ixj_plan *p, uint64_t *outer, uint64_t *ta, uint64_t *tb) {
   uint64_t b = (uint64_t)ixj__plan_tile_b_extent(p), a = (uint64_t)ixj__plan_tile_a_extent(p);
   uint64_t tile_a = (uint64_t)ixj__plan_tile_edge_a(p);
-  uint64_t outer = (uint64_t)p->count / (a * b);
-  uint64_t tb = (b + (uint64_t)p->tile - 1) / (uint64_t)p->tile;
-  uint64_t ta = (a + tile_a - 1) / tile_a;
+  *outer = (uint64_t)p->count / (a * b);
+  *tb = (b + (uint64_t)p->tile - 1) / (uint64_t)p->tile;
+  *ta = (a + tile_a - 1) / tile_a;
+}
+
+static void tile_work(ixj_plan *p, const plan_request *req) {
+  uint64_t outer, ta, tb;
+  tile_counts(p, &outer, &ta, &tb);
   p->work_units = outer * tb * ta;
   p->super_a = p->super_b = 0;
   /* Large transposes walk their tiles in blocks of up to 16 x 16 tiles: a
@@ -1260,7 +1241,7 @@ static void tile_work(ixj_plan *p, const plan_request *req) {
    * coming back touched more pages than the TLB holds (a 10240^2 float
    * transpose ran at 11-12 GB/s on 4 KiB pages, 20 GB/s on huge pages,
    * 1 thread). A block of 16 x 16 tiles touches 32 x (16 + 16) pages. */
-  if (!req->gpu && p->nontemporal && ta >= 2 && tb >= 2 && !intel_staged_unblocked(p, req)) {
+  if (!req->gpu && p->nontemporal && ta >= 2 && tb >= 2) {
     bool pad = !p->staged; /* a staged tile's halo looks at the next tile: only whole blocks there */
     p->super_a = super_width(ta, pad);
     p->super_b = super_width(tb, pad);
@@ -1436,6 +1417,42 @@ static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_ca
   }
 }
 
+/* INTEL_ROWS_OF_TILES: on the Intel AVX-512 VM (rounds 27 and 28) tiles
+ * that prefetch along b (one or two tiles ahead: PLAN_PREFETCH_FAR, _NEAR,
+ * _NEAR_L2) walk no blocks of tiles (tile_work): each row of tiles along b
+ * in turn, as that prefetch expects, where every few tiles a block's walk
+ * left the row it was reading ahead in. Tiles that prefetch otherwise keep
+ * their blocks: gathered bytes prefetch the block's next row of tiles
+ * (0.48-0.50 -> 0.47-0.48 without), and tiles from source rows crowding
+ * one L1 set, which do not prefetch, need the blocks for the TLB (10240^2
+ * floats 0.89-0.99 -> 0.85-0.87 without; 4096 x 4095 staged floats from
+ * rows 16 KiB apart 0.83-0.87 -> 0.81). Environment switches, two
+ * alternations, 1 thread, ixjit / the ceiling, huge pages (the bench's
+ * default) / 4 KiB pages. Round 27, staged tiles (a staged tile's blocks
+ * cannot end past the last tile, so they were as narrow as a divisor of
+ * the tile count: 4000 x 4030 halves walked blocks of 14 x 5 tiles): 4000 x
+ * 4030 halves 0.50-0.55 -> 0.76-0.89 / 0.51-0.54 -> 0.65-0.68, `t2d_e4_odd`
+ * (4000 x 4030 floats) 0.90-0.92 -> 0.97-0.99 / 0.82-0.83 -> 0.90-0.93,
+ * 8000 x 8010 bytes 0.68-0.70 -> 0.74-0.79 / 0.62-0.65 -> 0.74-0.75, 2800 x
+ * 2830 doubles 1.09-1.10 -> 1.13-1.15 / 1.14-1.16 -> 1.17-1.18. Round 28,
+ * the same for tiles on lines: 4000 x 8192 halves 0.79-0.80 -> 1.09-1.14 /
+ * 0.75-0.82 -> 0.87-1.07, `t2d_e2` (5760^2 halves) 0.87 -> 0.91-0.92 /
+ * 0.76-0.77 -> 0.92-0.94, 8000 x 8064 bytes 0.98-1.00 -> 1.05-1.09 /
+ * 0.78-0.79 -> 0.98-1.05, 2000 x 2016 of 16 bytes 1.03-1.05 -> 1.32-1.34 /
+ * 1.00-1.03 -> 1.30-1.35, `t2d_e8` (2880^2 doubles) 1.14-1.16 -> 1.23 /
+ * 1.06-1.08 -> 1.22-1.25, 4000 x 4032 floats 0.98-0.99 -> 1.02-1.03 /
+ * 0.91-0.97 -> 0.84-0.95; at 2 threads (huge pages) the same gains. Not
+ * measured on Zen cores. Once the prefetch is final, in a plan and in a
+ * cat's part (ixj__plan_part). */
+static void intel_rows_of_tiles(ixj_plan *p, const plan_request *req) {
+  bool along_b = p->prefetch == PLAN_PREFETCH_FAR || p->prefetch == PLAN_PREFETCH_NEAR || p->prefetch == PLAN_PREFETCH_NEAR_L2;
+  if (!intel_avx512(req) || p->strategy != PLAN_TILED || !p->super_a || !along_b) return;
+  uint64_t outer, ta, tb;
+  tile_counts(p, &outer, &ta, &tb);
+  p->super_a = p->super_b = 0;
+  p->work_units = outer * tb * ta;
+}
+
 /* Gathering as staging left it possible: a staged tile spanning wide rows
  * would gather more than the stack should hold, so its stacked blocks read
  * the source in place (correct, as on Intel); nor does a short span gather,
@@ -1560,6 +1577,7 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
    * bytes flush row by row. */
   bool near = p->prefetch == PLAN_PREFETCH_NEAR_L2 || p->prefetch == PLAN_PREFETCH_NEAR; /* Intel: INTEL_NARROW_TILES */
   if (p->gather && near && p->super_a && (!p->staged || intel_avx512(req))) p->prefetch = PLAN_PREFETCH_BLOCK_ROWS;
+  intel_rows_of_tiles(p, req);
 }
 
 /* Chains as single LMADs where they can be (gen/plan_refine.c): one whose
@@ -1903,6 +1921,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
     settle_gather(out);
   }
   out->prefetch = cat->part[k].prefetch;
+  intel_rows_of_tiles(out, &r);
   out->row_lanes = cat->part[k].row_lanes;
   out->masked_ends = cat->part[k].masked_ends;
   out->row_group = cat->part[k].row_group;

@@ -1251,26 +1251,36 @@ static void staged_tiles(void **state) {
               {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 1, 1, 1, 64, 1, 0},  /* Zen, streamed: staged, 64 rows */
               {"iota 300 270", "iota 270 300 | permute 1 0", 4, 64, 0, 0, 0, 0, 1, 0},   /* Zen, in cache: tiles not */
               {"iota 300 100", "iota 100 300 | permute 1 0", 4, 64, 0, 1, 0, 100, 1, 1}}; /* Zen, in cache, spanned */
-  /* on Intel with AVX-512 staged tiles that prefetch along b walk no blocks of tiles
-   * (INTEL_STAGED_UNBLOCKED); with AVX2 they do, and so do 4 bytes and more from source
-   * rows crowding one L1 set (2048 elements apart) */
-  for (int crowded = 0; crowded <= 1; crowded++)
-    for (size_t e = crowded ? 2 : 1; e <= 16; e *= 2) /* crowded bytes span (1023 bytes) */
-      for (int vb = 32; vb <= 64; vb += 32) {
-        ixj_ixfun *d = parse_ok(crowded ? "iota 1024 1023" : "iota 1000 1030");
-        ixj_ixfun *s = parse_ok(crowded ? "iota 1023 2048 | slice : :1024 | permute 1 0" : "iota 1030 1000 | permute 1 0");
-        const ixj_ixfun *srcs[1] = {s};
-        plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs, .last_level_cache = 1,
-                            .cpu_vector_bytes = vb};
-        ixj_plan *p = malloc(sizeof *p);
-        assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-        assert_true(p->staged && p->nontemporal && !p->span);
-        bool unblocked = vb == 64 && !p->gather && (e <= 2 || !crowded);
-        assert_int_equal(p->super_a == 0 && p->super_b == 0, unblocked);
-        free(p);
-        ixj_ixfun_free(d);
-        ixj_ixfun_free(s);
-      }
+  /* on Intel with AVX-512 tiles that prefetch along b walk no blocks of tiles
+   * (INTEL_ROWS_OF_TILES), staged (rows off lines) or not; with AVX2 they do, and
+   * so do Zen's, gathered bytes and 4 bytes and more from source rows crowding one
+   * L1 set (2048 elements apart), which do not prefetch along b. The unstaged ones
+   * run against the reference too. */
+  static const char *walks[2][2][2] = {{{"iota 1000 1030", "iota 1030 1000 | permute 1 0"},
+                                        {"iota 1024 1023", "iota 1023 2048 | slice : :1024 | permute 1 0"}},
+                                       {{"iota 200 320", "iota 320 200 | permute 1 0"},
+                                        {"iota 200 320", "iota 320 2048 | slice : :200 | permute 1 0"}}};
+  for (int lines = 0; lines <= 1; lines++)
+    for (int crowded = 0; crowded <= 1; crowded++)
+      for (size_t e = crowded && !lines ? 2 : 1; e <= 16; e *= 2) /* crowded staged bytes span (1023 bytes) */
+        for (int vb = 32; vb <= 64; vb += 32)
+          for (int zen = 0; zen <= lines; zen++) {
+            ixj_ixfun *d = parse_ok(walks[lines][crowded][0]), *s = parse_ok(walks[lines][crowded][1]);
+            const ixj_ixfun *srcs[1] = {s};
+            plan_request req = {.op = IXJ_OP_COPY, .elem_size = e, .dst = d, .num_srcs = 1, .srcs = srcs,
+                                .last_level_cache = 1, .cpu_vector_bytes = vb, .cpu_zen = zen};
+            ixj_plan *p = malloc(sizeof *p);
+            assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+            assert_true(p->strategy == PLAN_TILED && (p->staged != 0) == !lines && p->nontemporal && !p->span);
+            bool unblocked = vb == 64 && !zen && !p->gather && (e <= 2 || !crowded);
+            assert_int_equal(p->super_a == 0 && p->super_b == 0, unblocked);
+            assert_int_equal(unblocked, p->prefetch == PLAN_PREFETCH_FAR || p->prefetch == PLAN_PREFETCH_NEAR ||
+                                            p->prefetch == PLAN_PREFETCH_NEAR_L2 ? vb == 64 && !zen : 0);
+            free(p);
+            ixj_ixfun_free(d);
+            ixj_ixfun_free(s);
+            if (lines && vb == 64 && !zen) copy_all_ways(e, walks[lines][crowded][0], walks[lines][crowded][1], "tiled");
+          }
   /* 1-byte tiles four times as wide where a has room for two */
   {
     ixj_ixfun *d = parse_ok("iota 40 1100"), *s = parse_ok("iota 1100 40 | permute 1 0");
