@@ -674,6 +674,55 @@ static bool walk_rows_source_major(ixj_plan *p) {
   return true;
 }
 
+/* A CPU host with AVX-512 that is not a Zen core: the Intel rules (INTEL_AVX512_RULES and the INTEL_ ones after it) */
+static bool intel_avx512(const plan_request *req) { return !req->gpu && !req->cpu_zen && req->cpu_vector_bytes == 64; }
+
+/* INTEL_SOURCE_MAJOR: on the Intel AVX-512 VM (round 28) streamed rows and
+ * tiles walk in the source's order too (source_major_rows and _tiles,
+ * below), where the destination's order steps the source by a page (4 KiB)
+ * or more from one row or tile to the next (each then starts a stream the
+ * hardware prefetcher has not seen), and, for tiles, where a tile writes
+ * runs of two lines or more (INTEL_SOURCE_MAJOR_RUN; in the source's order
+ * consecutive tiles write far apart, and single lines there lost). An
+ * environment switch, two alternations, ixjit / the ceiling, 1 / 2
+ * threads: rows (0, 1, 2)-permuted of 64 bytes 0.37 / 0.33-0.35 -> 0.86 /
+ * 0.77-0.81, of 128 bytes 0.71-0.73 / 0.64-0.66 -> 1.00-1.07 / 0.96-1.00,
+ * of 512 bytes 1.06-1.07 / 0.95-0.97 -> 1.17-1.20 / 1.10-1.11, of 4 KiB
+ * 0.91-0.93 / 0.87-0.89 -> 1.09-1.11 / 1.01-1.02, the 4-D permute (0, 2, 1,
+ * 3) of 64^4 floats 0.92-0.98 / 0.79 -> 1.05-1.07 / 1.00-1.03,
+ * `cat2_rows_102` 1.00 / 0.89-0.94 -> 1.16-1.17 / 1.05-1.11, `p3d_102`
+ * 1.10-1.11 / 1.00-1.02 -> 1.09-1.13 / 1.06-1.13; tiles: `p6d` 0.93-0.94 /
+ * 0.89-0.91 -> 1.11-1.21 / 1.09-1.12, its halves 0.75-0.80 / 0.87-0.88 ->
+ * 1.11-1.13 / 1.05-1.07, the 4-D permute (1, 0, 3, 2) of 64^4 floats
+ * 0.84-0.85 / 0.80-0.82 -> 0.91 / 0.85-0.87, of 256 x 256 x 16 x 16
+ * 0.96-1.01 / 0.92 -> 1.21-1.22 / 1.10-1.11. Not taken: 64-byte rows 2 KiB
+ * apart in the source (a 5-D permute (1, 0, 3, 2, 4) of 16-float rows,
+ * 0.82-0.83 / 0.89-0.90 -> 0.66-0.67 / 0.77-0.79; of 32 floats and of 16
+ * doubles the same either way), `p6d` of doubles, whose tiles write a line
+ * to each of 16 rows (0.92-0.98 / 0.97-0.99 -> 0.80-0.91 / 0.95). */
+#define INTEL_SOURCE_MAJOR_RUN 128
+static bool intel_source_jumps_pages(const ixj_plan *p, const plan_request *req, int outer) {
+  if (!intel_avx512(req)) return false;
+  for (int j = outer - 1; j >= 0; j--) /* the innermost of the outer dims that steps */
+    if (p->shape[j] > 1) {
+      int64_t step = p->operand[1].stride[j] < 0 ? -p->operand[1].stride[j] : p->operand[1].stride[j];
+      return step >= 4096 / (int64_t)p->elem_size;
+    }
+  return false;
+}
+
+/* Bytes a tile writes back to back in the destination: a row along a (a
+ * fused a where its outer part follows the inner one), the whole tile where
+ * its rows follow one another. */
+static int64_t tile_dst_run_bytes(const ixj_plan *p) {
+  const plan_operand *dst = &p->operand[0];
+  int r = p->rank;
+  int64_t a = p->shape[r - 1];
+  if (p->a_inner && dst->stride[r - 3] == p->shape[r - 1]) a *= p->shape[r - 3];
+  int64_t run = a == ixj__plan_tile_a_extent(p) && !p->b_inner && dst->stride[r - 2] == a ? a * ixj__plan_tile_b_extent(p) : a;
+  return run * (int64_t)p->elem_size;
+}
+
 /* A streamed copy of contiguous rows walks them in the source's order, not
  * the destination's, where the destination's rows are whole lines on line
  * boundaries: the source is then read as one stream, and the destination
@@ -690,12 +739,14 @@ static bool walk_rows_source_major(ixj_plan *p) {
  * 0.83-0.92 -> 0.97-1.06 / 0.94-0.97, a 4-D permute (0, 2, 1, 3) 0.65-0.68 /
  * 0.73-0.77 -> 0.95-1.04 / 1.00-1.09. Only where that order reads the source
  * forward, row after row (the rows next to each other in the source: no
- * reversed or rotated outer dims), and on Zen cores, where it was measured. */
+ * reversed or rotated outer dims), and on Zen cores, where it was measured,
+ * and Intel's AVX-512 hosts where the rows' sources are a page apart
+ * (INTEL_SOURCE_MAJOR). */
 static void source_major_rows(ixj_plan *p, const plan_request *req) {
   int rows = p->rank - 1; /* the outer dims; the last is the contiguous row */
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
-  if (req->gpu || !req->cpu_zen || p->op != IXJ_OP_COPY || p->strategy != PLAN_INNER_CONTIGUOUS || !p->nontemporal || rows < 2)
-    return;
+  if (req->gpu || p->op != IXJ_OP_COPY || p->strategy != PLAN_INNER_CONTIGUOUS || !p->nontemporal || rows < 2) return;
+  if (!req->cpu_zen && !intel_source_jumps_pages(p, req, rows)) return;
   if (dst->num_tail || src->num_tail || (uint64_t)p->shape[rows] * p->elem_size % 64 || !dst_on_lines(p, req, rows, -1)) return;
   for (int j = 0; j < rows; j++)
     if (dst->rotate[j] || src->rotate[j] || src->stride[j] <= 0) return;
@@ -712,10 +763,14 @@ static void source_major_rows(ixj_plan *p, const plan_request *req) {
  * threads): `p6d` 0.31-0.32 / 0.38-0.43 -> 0.54-0.72 / 0.68-0.69, the 4-D
  * permute (1, 0, 3, 2) of 64^4 floats 0.48-0.49 / 0.53-0.60 -> 0.61-0.64 /
  * 0.56-0.78, of 256 x 256 x 16 x 16 0.40-0.41 / 0.50-0.56 -> 0.68-0.84 /
- * 0.87-0.95. On Zen cores, where it was measured. */
+ * 0.87-0.95. On Zen cores, where it was measured, and Intel's AVX-512 hosts
+ * where the tiles' sources are a page apart and a tile writes two lines on
+ * end (INTEL_SOURCE_MAJOR). */
 static void source_major_tiles(ixj_plan *p, const plan_request *req) {
-  if (req->gpu || !req->cpu_zen || p->strategy != PLAN_TILED || !p->nontemporal) return;
+  if (req->gpu || p->strategy != PLAN_TILED || !p->nontemporal) return;
   int outer = ixj__plan_tile_outer_dims(p), keep[IXJ_MAX_RANK];
+  if (!req->cpu_zen && !(intel_source_jumps_pages(p, req, outer) && tile_dst_run_bytes(p) >= INTEL_SOURCE_MAJOR_RUN))
+    return;
   for (int k = 0; k < p->rank; k++) keep[k] = k;
   sort_dims_by_stride(p, 1, keep, outer); /* source-major */
   select_dims(p, keep, p->rank);
@@ -829,8 +884,8 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
  * source rows (zen_long_sequential_rows), which prefetch their next row of
  * tiles in memory order into L2 as on a Zen: `p3d_201` 0.84-0.86 /
  * 0.78-0.79 -> 1.06-1.07 / 1.02-1.03 (two alternations, with the rules
- * above); gathered bytes, the source-major walks, the
- * stream thresholds, staging and the in-cache prefetch were within the
+ * above); gathered bytes, the source-major walks (but see
+ * INTEL_SOURCE_MAJOR: round 28, two alternations), the stream thresholds, staging and the in-cache prefetch were within the
  * noise. */
 /* INTEL_NARROW_TILES: on the same Intel VM (round 25), the 1- and 2-byte
  * tiles prefetch one tile ahead into L1 (PLAN_PREFETCH_NEAR; bytes where
@@ -853,7 +908,6 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
  * blocks of tiles: one tile ahead) 0.59 / 0.55-0.59 -> 0.73-0.78 /
  * 0.68-0.72 (into L2: 0.43-0.44), staged 8192 x 8191 0.20 / 0.19-0.20 ->
  * 0.33-0.34 / 0.36-0.37. */
-static bool intel_avx512(const plan_request *req) { return !req->gpu && !req->cpu_zen && req->cpu_vector_bytes == 64; }
 
 /* Streaming (non-temporal) stores from STREAM_BYTES of output, or above the
  * last-level cache when that is smaller: measured on the Intel development

@@ -585,19 +585,22 @@ static void source_major(void **state) {
   (void)state;
   static const struct {
     const char *dst, *src;
-    int zen, stream, misaligned, source_major;
-  } cases[] = {{"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 1, 0, 1},
-               {"iota 2 4 8 64", "iota 2 8 4 64 | permute 0 2 1 3", 1, 1, 0, 1},
-               {"iota 4 3 5 64", "iota 5 4 3 64 | permute 1 2 0 3", 1, 1, 0, 1},
-               {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 0, 1, 0, 0},               /* not Zen */
-               {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 0, 0, 0},               /* in cache */
-               {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 1, 1, 0},               /* destination off lines */
-               {"iota 8 16 60", "iota 16 8 60 | permute 1 0 2", 1, 1, 0, 0},               /* rows not whole lines */
-               {"iota 8 16 64", "iota 16 8 64 | slice ::-1 | permute 1 0 2", 1, 1, 0, 0}, /* a reversed source dim */
-               {"iota 8 16 64", "iota 16 8 80 | slice : : :64 | permute 1 0 2", 1, 1, 0, 0}}; /* source rows apart */
+    int zen, stream, misaligned, source_major, avx2;
+  } cases[] = {{"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 1, 0, 1, 0},
+               {"iota 2 4 8 64", "iota 2 8 4 64 | permute 0 2 1 3", 1, 1, 0, 1, 0},
+               {"iota 4 3 5 64", "iota 5 4 3 64 | permute 1 2 0 3", 1, 1, 0, 1, 0},
+               {"iota 4 16 256", "iota 16 4 256 | permute 1 0 2", 0, 1, 0, 1, 0},             /* Intel: the next row a page on */
+               {"iota 4 16 256", "iota 16 4 256 | permute 1 0 2", 0, 1, 0, 0, 1},          /* Intel with AVX2 */
+               {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 0, 1, 0, 0, 0},               /* Intel: 2 KiB on */
+               {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 0, 0, 0, 0},               /* in cache */
+               {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 1, 1, 0, 0},               /* destination off lines */
+               {"iota 8 16 60", "iota 16 8 60 | permute 1 0 2", 1, 1, 0, 0, 0},               /* rows not whole lines */
+               {"iota 8 16 64", "iota 16 8 64 | slice ::-1 | permute 1 0 2", 1, 1, 0, 0, 0}, /* a reversed source dim */
+               {"iota 8 16 64", "iota 16 8 80 | slice : : :64 | permute 1 0 2", 1, 1, 0, 0, 0}}; /* source rows apart */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     const void *pointers[2] = {(const void *)(uintptr_t)(cases[c].misaligned ? 4096 + 32 : 4096), (const void *)(uintptr_t)8192};
-    ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 4, cases[c].misaligned ? 32 : 64, cases[c].zen, cases[c].stream, pointers);
+    ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 4, cases[c].misaligned || cases[c].avx2 ? 32 : 64, cases[c].zen,
+                            cases[c].stream, pointers);
     assert_int_equal(p->strategy, PLAN_INNER_CONTIGUOUS);
     if (strides_descend(p, 1) != cases[c].source_major || strides_descend(p, 0) == cases[c].source_major)
       fail_msg("%s <- %s: the rows walked in the %s's order", cases[c].dst, cases[c].src,
@@ -605,10 +608,12 @@ static void source_major(void **state) {
     if (cases[c].source_major) assert_int_equal(p->row_group, 0); /* the source rows are next to each other now */
     free(p);
   }
-  zen_rules = 1;
-  for (size_t e = 4; e <= 16; e *= 2)
+  for (size_t e = 4; e <= 16; e *= 2) {
+    zen_rules = 1;
     for (size_t c = 0; c < 3; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "inner_contiguous");
-  zen_rules = 0;
+    zen_rules = 0;
+    copy_all_ways(e, cases[3].dst, cases[3].src, "inner_contiguous");
+  }
 }
 
 /* A cat's parts, rebuilt by ixj__plan_part from the cat plan (without the
@@ -1947,25 +1952,31 @@ static void source_major_tiles(void **state) {
   (void)state;
   static const struct {
     const char *dst, *src;
-  } cases[] = {{"iota 4 4 16 3 8 8", "iota 3 4 8 4 8 16 | permute 1 3 5 0 2 4"}, /* a 6-D permute, a fused a */
-               {"iota 6 5 32 48", "iota 5 6 48 32 | permute 1 0 3 2"},           /* (1, 0, 3, 2) */
-               {"iota 6 5 32 48", "iota 5 6 48 32 | rotate 2 0 0 0 | permute 1 0 3 2"}};
+    size_t elem;
+    int intel; /* on Intel's rules (AVX-512, not Zen) streamed in the source's order too (INTEL_SOURCE_MAJOR) */
+  } cases[] = {{"iota 4 4 16 3 8 8", "iota 3 4 8 4 8 16 | permute 1 3 5 0 2 4", 4, 1}, /* a 6-D permute, a fused a */
+               {"iota 6 5 32 48", "iota 5 6 48 32 | permute 1 0 3 2", 4, 1},           /* (1, 0, 3, 2) */
+               {"iota 6 5 32 48", "iota 5 6 48 32 | rotate 2 0 0 0 | permute 1 0 3 2", 4, 1},
+               {"iota 4 4 16 3 8 8", "iota 3 4 8 4 8 16 | permute 1 3 5 0 2 4", 8, 0}, /* tiles write a line a row */
+               {"iota 3 4 5 16 32", "iota 4 3 5 32 16 | permute 1 0 2 4 3", 4, 0}};  /* the next tile's source 2 KiB on */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
-    for (int zen = 0; zen <= 1; zen++)
-      for (int stream = 0; stream <= 1; stream++) {
-        ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 4, 64, zen, stream, NULL);
-        assert_int_equal(p->strategy, PLAN_TILED);
-        int outer = ixj__plan_tile_outer_dims(p), o = zen && stream ? 1 : 0; /* the operand whose order the tiles follow */
-        assert_true(outer >= 2);
-        for (int j = 0; j + 1 < outer; j++)
-          if (llabs(p->operand[o].stride[j]) < llabs(p->operand[o].stride[j + 1]))
-            fail_msg("%s <- %s (zen %d, streamed %d): outer dim %d before %d against the %s's order", cases[c].dst, cases[c].src,
-                     zen, stream, j, j + 1, o ? "source" : "destination");
-        free(p);
-      }
-  zen_rules = 1;
-  for (size_t e = 4; e <= 8; e *= 2)
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "tiled");
+    for (int vb = 32; vb <= 64; vb += 32)
+      for (int zen = 0; zen <= vb / 64; zen++) /* Zen cores with AVX-512 */
+        for (int stream = 0; stream <= 1; stream++) {
+          ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, cases[c].elem, vb, zen, stream, NULL);
+          assert_int_equal(p->strategy, PLAN_TILED);
+          /* the operand whose order the tiles follow */
+          int outer = ixj__plan_tile_outer_dims(p), o = stream && (zen || (vb == 64 && cases[c].intel)) ? 1 : 0;
+          assert_true(outer >= 2);
+          for (int j = 0; j + 1 < outer; j++)
+            if (llabs(p->operand[o].stride[j]) < llabs(p->operand[o].stride[j + 1]))
+              fail_msg("%s <- %s (%zu bytes, %d-byte vectors, zen %d, streamed %d): outer dim %d before %d against the %s's order",
+                       cases[c].dst, cases[c].src, cases[c].elem, vb, zen, stream, j, j + 1, o ? "source" : "destination");
+          free(p);
+        }
+  for (zen_rules = 0; zen_rules <= 1; zen_rules++)
+    for (size_t e = 4; e <= 8; e *= 2)
+      for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "tiled");
   zen_rules = 0;
 }
 
