@@ -309,12 +309,35 @@ static void strided_destinations(void **state) {
   ixj_ixfun_free(s);
 }
 
+static ixj_plan *copy_plan(const char *dst, const char *src, size_t elem, int vector_bytes, int zen, int stream,
+                           const void *const *pointers);
 static void fused_tiles(void **state) {
   (void)state;
   for (size_t e = 1; e <= 16; e *= 2) {
     copy_all_ways(e, "iota 64 264 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", "tiled");
     copy_all_ways(e, "iota 50 210 | slice : :200", "iota 100 100 | permute 1 0 | reshape 50 200", "tiled");
   }
+  /* On Intel's rules (AVX-512, not Zen) a source unit dim of 8 elements or
+   * more fuses too where it divides the micro-kernel's edge (INTEL_FUSED_B:
+   * a line of source row or less): a (2, 1, 0) permute whose b is a whole
+   * line, then half of one; not with AVX2 or on Zen cores. Then the kernels
+   * against the reference (b cut short: 40 rows of the partner, and a). */
+  char dst[64], src[64];
+  for (size_t e = 1; e <= 8; e *= 2)
+    for (int half = 0; half <= 1; half++) {
+      int n = (int)(64 / e) >> half;
+      snprintf(dst, sizeof dst, "iota %d 40 100", n);
+      snprintf(src, sizeof src, "iota 100 40 %d | permute 2 1 0", n);
+      for (int vb = 32; vb <= 64; vb += 32)
+        for (int zen = 0; zen <= vb / 64; zen++) {
+          ixj_plan *p = copy_plan(dst, src, e, vb, zen, 1, NULL);
+          assert_int_equal(p->strategy, PLAN_TILED);
+          assert_int_equal(p->b_inner, n < 8 ? p->b_inner : vb == 64 && !zen ? n : 0);
+          free(p);
+        }
+      for (zen_rules = 0; zen_rules <= 1; zen_rules++) copy_all_ways(e, dst, src, "tiled");
+      zen_rules = 0;
+    }
 }
 
 /* Zips (plan.zip): k = 2..7 source rows interleaved into one destination
@@ -356,8 +379,6 @@ static void zips(void **state) {
 /* a fused along the destination (plan.a_inner): a destination unit dim
  * shorter than a vector continued by another (stride = its extent); edges
  * along the fused a and along b. */
-static ixj_plan *copy_plan(const char *dst, const char *src, size_t elem, int vector_bytes, int zen, int stream,
-                           const void *const *pointers);
 static void fused_a_tiles(void **state) {
   (void)state;
   for (size_t e = 1; e <= 16; e *= 2) {
