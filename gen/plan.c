@@ -1241,6 +1241,9 @@ static bool intel_gathered_staged_bytes(const ixj_plan *p, const plan_request *r
   return intel_streamed_staged(p, req) && p->gather && p->elem_size == 1 && p->tile_a == WIDE_TILES * p->tile;
 }
 
+#define INTEL_HALF_ROWS 64 /* INTEL_HALF_ROWS: intel_half_rows, below (after SEQUENTIAL_RUN_BYTES) */
+static bool intel_half_rows(const ixj_plan *p, const plan_request *req);
+
 static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (intel_staged_tiles(p, req) && !p->tile_a) {
     p->tile = 256 / (int)p->elem_size;
@@ -1254,6 +1257,10 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (!req->gpu && req->cpu_zen && req->cpu_vector_bytes == 64 && p->strategy == PLAN_TILED && p->nontemporal && p->span) {
     int64_t row = ixj__plan_tile_a_extent(p) * (int64_t)p->elem_size; /* <= SPAN_BYTES */
     if (ZEN_SPAN_TILE * row <= ZEN_SPAN_STAGE_BYTES && p->tile < ZEN_SPAN_TILE) p->tile = ZEN_SPAN_TILE;
+    return;
+  }
+  if (intel_half_rows(p, req)) {
+    p->tile_a = INTEL_HALF_ROWS;
     return;
   }
   int e = (int)p->elem_size, rows = e == 4 || e == 8 ? 16 : e == 16 ? 8 : 0;
@@ -1412,6 +1419,33 @@ static bool back_to_back_rows(const ixj_plan *p, int64_t ta) {
   int64_t b_tiles = (b + p->tile - 1) / p->tile;
   return p->micro && p->vector_bytes == 64 && !p->a_inner && !p->zip && !p->stack && !p->staged && src->stride[p->rank - 1] == b &&
          src->stride[p->rank - 2] == 1 && a > ta && (!p->super_b || p->super_b == b_tiles);
+}
+
+/* INTEL_HALF_ROWS: on the Intel AVX-512 VM (round 28) streamed 2-byte
+ * tiles that do not stage read 64 source rows, two lines of each destination
+ * row (32 x 64 tiles, where they were 32 x 32), where they crowd one L1 set
+ * (whole 64-byte blocks, choose_cpu_tile) or the source's rows are short
+ * and back to back (stacked; a row of tiles reads one run of at most
+ * SEQUENTIAL_RUN_BYTES). An environment switch, two alternations, ixjit / the
+ * ceiling, 1 / 2 threads: crowded, 4096^2 0.73-0.75 / 0.79-0.82 ->
+ * 0.86-0.88 / 0.82-0.87, 8192 x 4096 0.80-0.84 / 0.82 -> 0.88-0.92 /
+ * 0.86, 16384 x 2048 0.84-0.87 / 0.83-0.85 -> 0.89-0.92 / 0.89-0.95, 2048
+ * x 16384 0.84-0.85 / 0.76-0.83 -> 0.87-0.91 / 0.84, NCHW -> NHWC of 32 x
+ * 64 x 128 x 128 (`nchw_to_nhwc_e2`) 0.90-0.95 / 0.89-0.94 -> 0.99-1.05 /
+ * 0.95-1.06, 4000 x 8192 1.12-1.14 / 1.06-1.17 -> 1.06-1.11 / 1.02-1.12;
+ * back to back, the batched (0, 1, 3, 2) permute of 8 x 16 x 1024 x 128
+ * 0.70-0.73 / 0.75-0.76 -> 0.80-0.83 / 0.87-0.94, NHWC -> NCHW of 32 x 128
+ * x 128 x 64 0.85-0.86 / 0.83-0.86 -> 1.10 / 1.03-1.08. Not the others
+ * (stacked, source rows spread): 4000 x 4032 1.11-1.12 / 1.09-1.12 ->
+ * 0.80-0.91 / 0.99-1.00, `t2d_e2` the same. */
+static bool intel_half_rows(const ixj_plan *p, const plan_request *req) {
+  const plan_operand *src = &p->operand[1];
+  bool whole_blocks = p->micro * (int)p->elem_size == 64 && !p->stack;
+  int64_t b = ixj__plan_tile_b_extent(p); /* short rows back to back: a row of tiles reads one run */
+  bool back_to_back = src->stride[p->rank - 1] == b && src->stride[p->rank - 2] == 1 &&
+                      b <= SEQUENTIAL_RUN_BYTES / INTEL_HALF_ROWS / (int64_t)p->elem_size;
+  return intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->elem_size == 2 && !p->staged && !p->tile_a &&
+         !p->a_inner && !p->b_inner && !p->zip && !p->unzip && (whole_blocks || back_to_back);
 }
 
 /* ... within SEQUENTIAL_RUN_BYTES a run, or a long one (zen_long_sequential_rows) */

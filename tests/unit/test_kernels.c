@@ -1708,6 +1708,33 @@ static void zen_tile_shapes(void **state) {
   zen_rules = 0;
 }
 
+/* On Intel's rules (AVX-512, not Zen), streamed 2-byte tiles that do not
+ * stage read 64 source rows (INTEL_HALF_ROWS) where their rows crowd one L1
+ * set (whole 64-byte blocks) or are short and back to back; not where they
+ * spread, nor with AVX2. Then the kernels against the reference (edges along
+ * a and b, batches). */
+static void intel_half_tiles(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int rows; /* Intel's tile_a with AVX-512 */
+  } cases[] = {{"iota 256 320", "iota 320 4096 | slice : :256 | permute 1 0", 64}, /* source rows 8 KiB apart */
+               {"iota 200 320", "iota 320 4096 | slice : :200 | permute 1 0", 64}, /* the same, b cut short */
+               {"iota 4 64 320", "iota 4 320 64 | permute 0 2 1", 64},              /* 128-byte rows back to back */
+               {"iota 256 384", "iota 384 256 | permute 1 0", 0}};                  /* 512-byte rows: 32 KiB a row of tiles */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    for (int vb = 32; vb <= 64; vb += 32) {
+      ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 2, vb, 0, 1, NULL);
+      assert_int_equal(p->strategy, PLAN_TILED);
+      assert_true(p->nontemporal && !p->staged);
+      if (p->tile_a != (vb == 64 ? cases[c].rows : 0))
+        fail_msg("%s <- %s (%d-byte vectors): tile_a %d", cases[c].dst, cases[c].src, vb, p->tile_a);
+      free(p);
+    }
+    copy_all_ways(2, cases[c].dst, cases[c].src, "tiled");
+  }
+}
+
 /* Zen cores, streamed, AVX-512: 1- and 2-byte tiles read twice the source
  * rows a destination line needs (plan.tile_a = 2T; 2-byte ones two lines of
  * each source row too, plan.tile = 2T), each prefetched a tile
@@ -1719,13 +1746,14 @@ static void zen_narrow_tiles(void **state) {
   (void)state;
   static const struct {
     const char *dst, *src;
-    int two_lines; /* on Zen with 64-byte vectors */
-  } cases[] = {{"iota 1060 1088", "iota 1088 1088 | slice : :1060 | permute 1 0", 1}, /* spread: stacked; edges along b */
-               {"iota 1088 1152 | slice : :1100", "iota 1100 1088 | permute 1 0", 1}, /* edges along a */
-               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 1},        /* whole tiles */
-               {"iota 3 128 192", "iota 3 192 128 | permute 0 2 1", 1},      /* batched */
-               {"iota 300 270", "iota 270 300 | permute 1 0", 0},            /* staged, spanning */
-               {"iota 600 1090", "iota 1090 600 | permute 1 0", 0}};         /* staged */
+    int two_lines;   /* on Zen with 64-byte vectors */
+    int intel_rows2; /* Intel's halves, AVX-512: 64 rows where crowded or short and back to back (INTEL_HALF_ROWS) */
+  } cases[] = {{"iota 1060 1088", "iota 1088 1088 | slice : :1060 | permute 1 0", 1, 0}, /* spread: stacked; edges along b */
+               {"iota 1088 1152 | slice : :1100", "iota 1100 1088 | permute 1 0", 1, 0}, /* edges along a */
+               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 1, 64},        /* whole tiles (crowded halves) */
+               {"iota 3 128 192", "iota 3 192 128 | permute 0 2 1", 1, 64},      /* batched (256-byte rows back to back) */
+               {"iota 300 270", "iota 270 300 | permute 1 0", 0, 0},            /* staged, spanning */
+               {"iota 600 1090", "iota 1090 600 | permute 1 0", 0, 0}};         /* staged */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
     for (size_t e = 1; e <= 2; e++)
       for (int vb = 32; vb <= 64; vb += 32)
@@ -1735,7 +1763,9 @@ static void zen_narrow_tiles(void **state) {
           assert_int_equal(p->nontemporal, 1);
           bool two = zen && vb == 64 && cases[c].two_lines;
           assert_int_equal(p->staged != 0, !cases[c].two_lines);
-          if (!p->staged) assert_int_equal(p->tile_a, two ? 128 / (int)e : 0); /* two lines of a destination row */
+          bool intel_rows2 = !zen && vb == 64 && e == 2;
+          if (!p->staged) /* two lines of a destination row */
+            assert_int_equal(p->tile_a, two ? 128 / (int)e : intel_rows2 ? cases[c].intel_rows2 : 0);
           if (two) assert_int_equal(p->tile * (int)e, e == 2 ? 128 : 64);       /* halves: two of a source row too */
           /* staged too; gathered bytes in blocks of tiles prefetch the block's next row of tiles (staged
            * ones on Intel only) */
@@ -2164,7 +2194,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams), cmocka_unit_test(stream_thresholds)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
