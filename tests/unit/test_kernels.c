@@ -2031,6 +2031,35 @@ static void source_major_tiles(void **state) {
   zen_rules = 0;
 }
 
+/* On Intel's rules (AVX-512, not Zen), streamed tiles from source rows
+ * crowding one L1 set, whose b is one tile and whose next tile continues
+ * their source rows (4-D reversals, walked in the source's order), prefetch
+ * one tile ahead into L2 (INTEL_CONTINUED_ROWS); with AVX2 they do not
+ * prefetch, nor where the next tile does not continue the rows (b two
+ * tiles). Then the kernels against the reference. */
+static void continued_rows_prefetch(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    size_t elem;
+    int continued;
+  } cases[] = {{"iota 64 16 4 32", "iota 32 4 16 64 | permute 3 2 1 0", 4, 1},   /* source rows 16 KiB apart */
+               {"iota 32 32 4 16", "iota 16 4 32 32 | permute 3 2 1 0", 8, 1},   /* doubles */
+               {"iota 48 32 4 32", "iota 32 4 32 48 | permute 3 2 1 0", 4, 1},   /* b short of a tile */
+               {"iota 128 16 2 32", "iota 32 2 16 128 | permute 3 2 1 0", 4, 0}}; /* b two tiles */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    for (int vb = 32; vb <= 64; vb += 32) {
+      ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, cases[c].elem, vb, 0, 1, NULL);
+      assert_int_equal(p->strategy, PLAN_TILED);
+      int want = vb == 64 && cases[c].continued ? PLAN_PREFETCH_NEAR_L2 : 0;
+      if (p->prefetch != want)
+        fail_msg("%s <- %s (%d-byte vectors): prefetch %d, not %d", cases[c].dst, cases[c].src, vb, p->prefetch, want);
+      free(p);
+    }
+    copy_all_ways(cases[c].elem, cases[c].dst, cases[c].src, "tiled");
+  }
+}
+
 /* Zen cores, streamed, source rows short and back to back: each block row
  * prefetches the next rows of tiles in memory order (PLAN_PREFETCH_SEQUENTIAL);
  * the kernels against the reference with whole tiles, edges along b and a,
@@ -2194,7 +2223,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles), cmocka_unit_test(continued_rows_prefetch),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams), cmocka_unit_test(stream_thresholds)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
