@@ -951,6 +951,31 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
 #define ZEN4_COPY_STREAM_BYTES ((uint64_t)12 << 20)
 #define ZEN4_FILL_STREAM_BYTES ((uint64_t)16 << 20)
 
+/* INTEL_SHORT_B_STREAM_BYTES: on the Intel AVX-512 VM (round 28) tiles of
+ * 4 bytes and more whose b is at most 256 bytes of source row, the rows back
+ * to back (the batched transposes of a few dozen columns, as K^T of
+ * attention heads of 64 floats), store plainly up to 16 MiB of output: they
+ * ran at 0.7 of the ceiling streamed there, and at 0.9-1.0 from 32 MiB up.
+ * An environment switch, two alternations, ixjit / the ceiling, 1 / 2
+ * threads: the (0, 1, 3, 2) permute of 4 x 16 x 512 x 64 floats 0.72-0.73 /
+ * 0.84-0.91 -> 1.00-1.01 / 1.06-1.12, of 8 x 16 x 512 x 64 0.69-0.70 /
+ * 0.82-0.88 -> 1.04-1.09 / 0.84-0.98, of 8 x 16 x 512 x 32 doubles
+ * 1.00-1.02 / 1.08-1.10 -> 1.13-1.25 / 1.20, (0, 2, 1) of 16 x 4096 x 64
+ * floats 0.73-0.78 / 0.83-0.85 -> 1.08-1.12 / 0.92-0.97, NHWC -> NCHW of 8 x
+ * 128 x 128 x 32 floats 0.87-0.88 / 0.95-0.98 -> 1.17-1.19 / 1.12-1.14, of
+ * 64 channels the same (0.90-0.96). Halves and bytes lost so (8 x 16 x 1024
+ * x 128 halves 0.90-0.91 / 1.01 -> 0.63-0.77 / 0.54-0.55; 256-byte rows
+ * 0.75-0.76 -> 0.64-0.67) and stream from 4 MiB; 12 x 16 x 512 x 64 floats
+ * (24 MiB) ran slower plainly at 2 threads (0.89 -> 0.75; at 32 MiB 0.86-0.89
+ * -> 0.63-0.69). Tiles with longer b lost at 16 MiB (2048^2 floats 1.08 ->
+ * 0.34, the (2, 0, 1) permute of 160^3 1.12 -> 0.78). */
+#define INTEL_SHORT_B_STREAM_BYTES ((uint64_t)16 << 20)
+static bool intel_short_b(const ixj_plan *p, const plan_request *req) {
+  int64_t b = ixj__plan_tile_b_extent(p);
+  return intel_avx512(req) && p->strategy == PLAN_TILED && p->elem_size >= 4 && !p->b_inner && !p->a_inner && !p->zip &&
+         !p->unzip && b * (int64_t)p->elem_size <= 256 && p->operand[1].stride[p->rank - 1] == b;
+}
+
 /* Whether the plan's stores stream. cat_bytes: 0, or the whole output of
  * the cat whose part the plan is. */
 static bool streams(const ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
@@ -963,6 +988,7 @@ static bool streams(const ixj_plan *p, const plan_request *req, uint64_t cat_byt
                                          : ZEN4_TILE_STREAM_BYTES;
     if (cat_bytes) out = cat_bytes;
   }
+  if (intel_short_b(p, req)) from = INTEL_SHORT_B_STREAM_BYTES;
   if (req->last_level_cache < from) from = req->last_level_cache;
   return out > from;
 }

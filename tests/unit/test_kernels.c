@@ -2141,7 +2141,7 @@ static void zen_by_cpu(void **state) {
  * the whole cat's output; elsewhere a cat's parts by their own. */
 static void stream_thresholds(void **state) {
   (void)state;
-  enum { INTEL, ZEN3, ZEN4 };
+  enum { INTEL, ZEN3, ZEN4, INTEL512 };
   static const struct {
     int cpu;
     size_t llc;
@@ -2172,13 +2172,23 @@ static void stream_thresholds(void **state) {
       {ZEN4, 32 << 20, IXJ_OP_COPY, 2, "iota 1536 2048", "iota 2048 1536 | permute 1 0", "tiled", 0}, /* 6 MiB */
       {ZEN4, 32 << 20, IXJ_OP_COPY, 1, "iota 2048 3072", "iota 3072 2048 | permute 1 0", "tiled", 1}, /* bytes */
       {ZEN4, 32 << 20, IXJ_OP_COPY, 1, "iota 2048 2048", "iota 2048 2048 | permute 1 0", "tiled", 0}, /* 4 MiB */
+      /* Intel with AVX-512: tiles of 4 bytes and more whose b is 256 bytes or less of rows back to back
+       * store plainly up to 16 MiB (INTEL_SHORT_B_STREAM_BYTES); not halves, longer b, AVX2 */
+      {INTEL512, 32 << 20, IXJ_OP_COPY, 4, "iota 8 16 64 512", "iota 8 16 512 64 | permute 0 1 3 2", "tiled", 0},
+      {INTEL512, 32 << 20, IXJ_OP_COPY, 4, "iota 9 16 64 512", "iota 9 16 512 64 | permute 0 1 3 2", "tiled", 1},
+      {INTEL512, 8 << 20, IXJ_OP_COPY, 4, "iota 8 16 64 512", "iota 8 16 512 64 | permute 0 1 3 2", "tiled", 1},
+      {INTEL512, 32 << 20, IXJ_OP_COPY, 8, "iota 8 16 32 512", "iota 8 16 512 32 | permute 0 1 3 2", "tiled", 0},
+      {INTEL, 32 << 20, IXJ_OP_COPY, 4, "iota 8 16 64 512", "iota 8 16 512 64 | permute 0 1 3 2", "tiled", 1},
+      {INTEL512, 32 << 20, IXJ_OP_COPY, 2, "iota 8 16 128 512", "iota 8 16 512 128 | permute 0 1 3 2", "tiled", 1},
+      {INTEL512, 32 << 20, IXJ_OP_COPY, 4, "iota 2048 2048", "iota 2048 2048 | permute 1 0", "tiled", 1},
   };
   for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
     ixj_ixfun *d = parse_ok(want[c].dst), *s = want[c].src ? parse_ok(want[c].src) : NULL;
     const ixj_ixfun *srcs[1] = {s};
     plan_request req = {.op = want[c].op, .elem_size = want[c].elem, .dst = d, .num_srcs = s ? 1 : 0,
                         .srcs = s ? srcs : NULL, .last_level_cache = want[c].llc,
-                        .cpu_vector_bytes = want[c].cpu == ZEN4 ? 64 : 32, .cpu_zen = want[c].cpu != INTEL};
+                        .cpu_vector_bytes = want[c].cpu == ZEN4 || want[c].cpu == INTEL512 ? 64 : 32,
+                        .cpu_zen = want[c].cpu == ZEN3 || want[c].cpu == ZEN4};
     ixj_plan *p = malloc(sizeof *p);
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
     assert_string_equal(ixj__plan_strategy_name(p->strategy), want[c].strategy);
