@@ -971,9 +971,10 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
  * 0.34, the (2, 0, 1) permute of 160^3 1.12 -> 0.78). */
 #define INTEL_SHORT_B_STREAM_BYTES ((uint64_t)16 << 20)
 static bool intel_short_b(const ixj_plan *p, const plan_request *req) {
+  if (!intel_avx512(req) || p->strategy != PLAN_TILED || p->elem_size < 4 || p->b_inner || p->a_inner || p->zip || p->unzip)
+    return false;
   int64_t b = ixj__plan_tile_b_extent(p);
-  return intel_avx512(req) && p->strategy == PLAN_TILED && p->elem_size >= 4 && !p->b_inner && !p->a_inner && !p->zip &&
-         !p->unzip && b * (int64_t)p->elem_size <= 256 && p->operand[1].stride[p->rank - 1] == b;
+  return b * (int64_t)p->elem_size <= 256 && p->operand[1].stride[p->rank - 1] == b;
 }
 
 /* Whether the plan's stores stream. cat_bytes: 0, or the whole output of
@@ -1465,13 +1466,15 @@ static bool back_to_back_rows(const ixj_plan *p, int64_t ta) {
  * (stacked, source rows spread): 4000 x 4032 1.11-1.12 / 1.09-1.12 ->
  * 0.80-0.91 / 0.99-1.00, `t2d_e2` the same. */
 static bool intel_half_rows(const ixj_plan *p, const plan_request *req) {
+  if (!intel_avx512(req) || p->strategy != PLAN_TILED || !p->nontemporal || p->elem_size != 2 || p->staged || p->tile_a ||
+      p->a_inner || p->b_inner || p->zip || p->unzip)
+    return false;
   const plan_operand *src = &p->operand[1];
   bool whole_blocks = p->micro * (int)p->elem_size == 64 && !p->stack;
   int64_t b = ixj__plan_tile_b_extent(p); /* short rows back to back: a row of tiles reads one run */
   bool back_to_back = src->stride[p->rank - 1] == b && src->stride[p->rank - 2] == 1 &&
                       b <= SEQUENTIAL_RUN_BYTES / INTEL_HALF_ROWS / (int64_t)p->elem_size;
-  return intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->elem_size == 2 && !p->staged && !p->tile_a &&
-         !p->a_inner && !p->b_inner && !p->zip && !p->unzip && (whole_blocks || back_to_back);
+  return whole_blocks || back_to_back;
 }
 
 /* ... within SEQUENTIAL_RUN_BYTES a run, or a long one (zen_long_sequential_rows) */
@@ -1534,9 +1537,12 @@ static bool zen_in_cache_prefetch(const ixj_plan *p, const plan_request *req) {
  * permute of 256 x 256 x 64 floats the same (0.91-1.00). Two tiles ahead
  * into L1 gained a little less (1.03-1.07 for 64^4). */
 static bool intel_continued_rows(const ixj_plan *p, const plan_request *req) {
+  if (!intel_avx512(req) || p->strategy != PLAN_TILED || p->prefetch || p->staged || p->gather || p->a_inner || p->b_inner ||
+      p->zip)
+    return false;
   int outer = ixj__plan_tile_outer_dims(p);
   int64_t b = ixj__plan_tile_b_extent(p);
-  if (!intel_avx512(req) || p->prefetch || p->staged || p->gather || p->a_inner || p->b_inner || p->zip || b > p->tile) return false;
+  if (b > p->tile) return false;
   for (int j = outer - 1; j >= 0; j--) /* the innermost of the outer dims that steps */
     if (p->shape[j] > 1) return p->operand[1].stride[j] == b;
   return false;
