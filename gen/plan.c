@@ -276,6 +276,13 @@ static int rows_per_l1_set(const ixj_plan *p) {
   return lines_per_l1_set(p, &p->operand[1], ta, p->a_inner, p->rank - 3, p->rank - 1);
 }
 
+/* TILED: whether the tile's source rows (one for each element along a) lie
+ * back to back, each b elements after the one before. */
+static bool source_rows_back_to_back(const ixj_plan *p) {
+  const plan_operand *src = &p->operand[1];
+  return src->stride[p->rank - 1] == ixj__plan_tile_b_extent(p) && src->stride[p->rank - 2] == 1;
+}
+
 /* ... of a tile's destination rows (its b extent), each of which a tile
  * writes a piece of */
 static int dst_rows_per_l1_set(const ixj_plan *p) {
@@ -686,6 +693,14 @@ static bool walk_rows_source_major(ixj_plan *p) {
   return true;
 }
 
+/* The innermost of the outer dims [0, outer) that steps (extent > 1), or -1:
+ * the dim that takes the walk from one row or tile to the next. */
+static int innermost_stepping_dim(const ixj_plan *p, int outer) {
+  for (int j = outer - 1; j >= 0; j--)
+    if (p->shape[j] > 1) return j;
+  return -1;
+}
+
 /* INTEL_SOURCE_MAJOR: on the Intel AVX-512 VM (round 28) streamed rows and
  * tiles walk in the source's order too (source_major_rows and _tiles,
  * below), where the destination's order steps the source by a page (4 KiB)
@@ -711,13 +726,10 @@ static bool walk_rows_source_major(ixj_plan *p) {
  * to each of 16 rows (0.92-0.98 / 0.97-0.99 -> 0.80-0.91 / 0.95). */
 #define INTEL_SOURCE_MAJOR_RUN 128
 static bool intel_source_jumps_pages(const ixj_plan *p, const plan_request *req, int outer) {
-  if (!intel_avx512(req)) return false;
-  for (int j = outer - 1; j >= 0; j--) /* the innermost of the outer dims that steps */
-    if (p->shape[j] > 1) {
-      int64_t step = p->operand[1].stride[j] < 0 ? -p->operand[1].stride[j] : p->operand[1].stride[j];
-      return step >= 4096 / (int64_t)p->elem_size;
-    }
-  return false;
+  int j = innermost_stepping_dim(p, outer);
+  if (!intel_avx512(req) || j < 0) return false;
+  int64_t step = p->operand[1].stride[j] < 0 ? -p->operand[1].stride[j] : p->operand[1].stride[j];
+  return step >= 4096 / (int64_t)p->elem_size;
 }
 
 /* Bytes a tile writes back to back in the destination: a row along a (a
@@ -973,8 +985,7 @@ static int staged_rows(const ixj_plan *p, int cpu_vector_bytes) {
 static bool intel_short_b(const ixj_plan *p, const plan_request *req) {
   if (!intel_avx512(req) || p->strategy != PLAN_TILED || p->elem_size < 4 || p->b_inner || p->a_inner || p->zip || p->unzip)
     return false;
-  int64_t b = ixj__plan_tile_b_extent(p);
-  return b * (int64_t)p->elem_size <= 256 && p->operand[1].stride[p->rank - 1] == b;
+  return ixj__plan_tile_b_extent(p) * (int64_t)p->elem_size <= 256 && source_rows_back_to_back(p);
 }
 
 /* Whether the plan's stores stream. cat_bytes: 0, or the whole output of
@@ -1441,11 +1452,10 @@ static bool dst_rows_adjacent(const ixj_plan *p) {
 /* whether tiles of ta source rows read runs of back-to-back source rows, a
  * row of tiles walking all of b before the next (the shape; not the run) */
 static bool back_to_back_rows(const ixj_plan *p, int64_t ta) {
-  const plan_operand *src = &p->operand[1];
   int64_t b = ixj__plan_tile_b_extent(p), a = ixj__plan_tile_a_extent(p);
   int64_t b_tiles = (b + p->tile - 1) / p->tile;
-  return p->micro && p->vector_bytes == 64 && !p->a_inner && !p->zip && !p->stack && !p->staged && src->stride[p->rank - 1] == b &&
-         src->stride[p->rank - 2] == 1 && a > ta && (!p->super_b || p->super_b == b_tiles);
+  return p->micro && p->vector_bytes == 64 && !p->a_inner && !p->zip && !p->stack && !p->staged && source_rows_back_to_back(p) &&
+         a > ta && (!p->super_b || p->super_b == b_tiles);
 }
 
 /* INTEL_HALF_ROWS: on the Intel AVX-512 VM (round 28) streamed 2-byte
@@ -1469,12 +1479,10 @@ static bool intel_half_rows(const ixj_plan *p, const plan_request *req) {
   if (!intel_avx512(req) || p->strategy != PLAN_TILED || !p->nontemporal || p->elem_size != 2 || p->staged || p->tile_a ||
       p->a_inner || p->b_inner || p->zip || p->unzip)
     return false;
-  const plan_operand *src = &p->operand[1];
   bool whole_blocks = p->micro * (int)p->elem_size == 64 && !p->stack;
-  int64_t b = ixj__plan_tile_b_extent(p); /* short rows back to back: a row of tiles reads one run */
-  bool back_to_back = src->stride[p->rank - 1] == b && src->stride[p->rank - 2] == 1 &&
-                      b <= SEQUENTIAL_RUN_BYTES / INTEL_HALF_ROWS / (int64_t)p->elem_size;
-  return whole_blocks || back_to_back;
+  bool short_rows = source_rows_back_to_back(p) && /* a row of tiles reads one run */
+                    ixj__plan_tile_b_extent(p) <= SEQUENTIAL_RUN_BYTES / INTEL_HALF_ROWS / (int64_t)p->elem_size;
+  return whole_blocks || short_rows;
 }
 
 /* ... within SEQUENTIAL_RUN_BYTES a run, or a long one (zen_long_sequential_rows) */
@@ -1540,12 +1548,9 @@ static bool intel_continued_rows(const ixj_plan *p, const plan_request *req) {
   if (!intel_avx512(req) || p->strategy != PLAN_TILED || p->prefetch || p->staged || p->gather || p->a_inner || p->b_inner ||
       p->zip)
     return false;
-  int outer = ixj__plan_tile_outer_dims(p);
   int64_t b = ixj__plan_tile_b_extent(p);
-  if (b > p->tile) return false;
-  for (int j = outer - 1; j >= 0; j--) /* the innermost of the outer dims that steps */
-    if (p->shape[j] > 1) return p->operand[1].stride[j] == b;
-  return false;
+  int j = innermost_stepping_dim(p, ixj__plan_tile_outer_dims(p));
+  return b <= p->tile && j >= 0 && p->operand[1].stride[j] == b;
 }
 
 static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_cache) {
