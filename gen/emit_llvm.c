@@ -2166,6 +2166,19 @@ static void emit_part_span(text *t, const char *k, const char *lo, const char *r
   }
 }
 
+/* Adds the declaration `line` (one line, no newline; written to and
+ * restored) to decls unless a function of its name is there: the parts'
+ * emitters spell a declaration's parameters differently (`i32` or
+ * `i32 immarg`), so each is keyed by "@name(". */
+static void declare_once(text *decls, char *line) {
+  char *at = strchr(line, '@');
+  char *paren = at ? strchr(at, '(') : NULL, after = paren ? paren[1] : '\0';
+  if (paren) paren[1] = '\0';
+  bool seen = decls->buf && strstr(decls->buf, at ? at : line);
+  if (paren) paren[1] = after;
+  if (!seen) ixj__text_put(decls, "%s\n", line);
+}
+
 /* The module of a CAT_PARTS plan: each part's kernel (internal), then the
  * entry, which hands each part the units of [begin, end) that are its own
  * (virtual units scaled back to tiles, clipped to the part's work); the
@@ -2200,17 +2213,11 @@ static ixj_status emit_parts(const ixj_plan *p, const char *kname, const char *s
     snprintf(pname, sizeof pname, "%s.p%d", kname, k);
     st = emit_kernel(sub, pname, signature, true, declare, &code, err);
     if (st == IXJ_OK) ixj__text_put(&mod, "\n%s", code);
-    /* each function declared once: by its name, since the parts' emitters
-     * spell a declaration's parameters differently (`i32` or `i32 immarg`) */
     for (char *line = declare, *nl; st == IXJ_OK && *line; line = nl + (*nl != 0)) {
       nl = line + strcspn(line, "\n");
-      char c = *nl, *at = strchr(line, '@');
+      char c = *nl;
       *nl = '\0';
-      char *paren = at ? strchr(at, '(') : NULL, after = paren ? paren[1] : '\0';
-      if (paren) paren[1] = '\0'; /* the key: "@name(" */
-      bool seen = decls.buf && strstr(decls.buf, at ? at : line);
-      if (paren) paren[1] = after;
-      if (!seen) ixj__text_put(&decls, "%s\n", line);
+      declare_once(&decls, line);
       *nl = c;
     }
     free(code);
@@ -2261,6 +2268,10 @@ static ixj_status emit_parts(const ixj_plan *p, const char *kname, const char *s
   char *md = NULL, *streamer = NULL;
   if (st == IXJ_OK) st = fill_metadata(&md, err);
   if (st == IXJ_OK && streamed) st = fill_stream_copy(&streamer, err);
+  if (st == IXJ_OK && streamed) {
+    char prefetch[] = "declare void @llvm.prefetch.p0(ptr, i32, i32, i32)"; /* the streamer's */
+    declare_once(&decls, prefetch);
+  }
   if (st == IXJ_OK) {
     if (num_runs) ixj__text_put(&mod, "\n@%s.runs = private unnamed_addr constant [%d x [9 x i64]] [%s]\n", kname, num_runs, runs.buf);
     ixj__text_put(&mod, "\n%s\n%s\n%s", entry.buf ? entry.buf : "", md, decls.buf ? decls.buf : "");

@@ -422,6 +422,33 @@ static void cat_parts(void **state) {
   zen_rules = 0;
   /* parts on both sides of the streaming threshold (61440 and 69632 bytes): the table's rows choose */
   for (size_t mis = 0; mis <= 8; mis += 8) check(IXJ_OP_CAT, 8, 0, "iota 200 128", 3, outer, 64, 65536, mis, "cat_parts");
+
+  /* streamed memcpy parts prefetch their source a KiB ahead (templates/llvm/stream_copy.ll), and the
+   * module declares llvm.prefetch once where a tiled part prefetches too; plain ones do not */
+  for (int stream = 0; stream < 2; stream++) {
+    ixj_ixfun *d = parse_ok("iota 200 128"), *s[3];
+    for (int k = 0; k < 3; k++) s[k] = parse_ok(outer[k]);
+    plan_request req = {.op = IXJ_OP_CAT, .elem_size = 8, .dst = d, .num_srcs = 3, .srcs = (const ixj_ixfun *const *)s,
+                        .last_level_cache = (size_t)stream, .cpu_vector_bytes = 64, .cpu_asm_regs = 32};
+    ixj_plan *p = malloc(sizeof *p), *part = malloc(sizeof *part);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->strategy, PLAN_CAT_PARTS);
+    assert_true(p->part[0].memcpy && p->part[1].memcpy && !p->part[2].memcpy);
+    assert_int_equal(ixj__plan_part(p, 2, part, NULL), IXJ_OK);
+    assert_int_equal(part->prefetch != 0, stream); /* the transposed part prefetches where streamed */
+    char *ir = NULL;
+    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+    int declared = 0;
+    for (const char *at = ir; (at = strstr(at, "declare void @llvm.prefetch.p0(")); at++) declared++;
+    assert_int_equal(declared, stream);
+    const char *streamer = strstr(ir, "define internal void @ixjit.stream_copy(");
+    assert_true(stream ? streamer && strstr(streamer, "%ahead.i = add i64 %sp.i, 1024") : !streamer);
+    free(ir);
+    free(part);
+    free(p);
+    ixj_ixfun_free(d);
+    for (int k = 0; k < 3; k++) ixj_ixfun_free(s[k]);
+  }
 }
 
 /* Fills of strided views, and copies from a source of unit inner stride
