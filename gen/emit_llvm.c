@@ -601,6 +601,10 @@ static void emit_row_vector_move(emitter *e, text *vec, int row_dst, int row_src
     }
     ixj__text_put(vec, ">\n");
   }
+  if (p->source_prefetch) /* further along the row, in the order it is read, into L2 (a prefetch never faults) */
+    ixj__text_put(vec, "  %%vx%d.pf = getelementptr i8, ptr %%vx%d.s, i64 %d\n"
+                       "  call void @llvm.prefetch.p0(ptr %%vx%d.pf, i32 0, i32 2, i32 1)\n",
+                  k, k, s < 0 ? -p->source_prefetch : p->source_prefetch, k);
   ixj__text_put(vec, "  %%vx%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, t, d.s);
   ixj__text_put(vec, "  store <%d x %s> %%vx%d.v, ptr %%vx%d.d, align %zu", lanes, t, k, k, lanes * p->elem_size);
   if (p->nontemporal) ixj__text_put(vec, ", !nontemporal !%d", MD_NONTEMPORAL);
@@ -913,7 +917,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
              lanes, e->scalar, lanes, e->scalar, lanes);
   }
   if (p->masked_ends) declare_masked(e, p->op == IXJ_OP_COPY);
-  if (write_prefetch(p)) {
+  if (write_prefetch(p) || p->source_prefetch) {
     size_t used = strlen(e->declare);
     snprintf(e->declare + used, sizeof e->declare - used, "%sdeclare void @llvm.prefetch.p0(ptr, i32, i32, i32)", used ? "\n" : "");
   }

@@ -1553,6 +1553,31 @@ static bool intel_continued_rows(const ixj_plan *p, const plan_request *req) {
   return b <= p->tile && j >= 0 && p->operand[1].stride[j] == b;
 }
 
+/* INTEL_ROW_PREFETCH: on the Intel AVX-512 VM (round 29) the streamed
+ * vector loops of rows (plan.row_lanes: rows off their vectors, rotated or
+ * reversed rows) ask for their source INTEL_ROW_PREFETCH_BYTES ahead, into
+ * L2, with each vector load: a loop of loads and streaming stores issues its
+ * loads faster than the hardware prefetchers fetch (a streaming copy in C
+ * ran at 0.75-0.8 of the same loop with the prefetch; templates/llvm/
+ * stream_copy.ll), and loads across two lines the more. An environment
+ * switch, two alternations, ixjit / the ceiling, 1 / 2 threads: `slice_cols`
+ * (a[:, 1:] of 4096^2 floats) 0.80-0.84 / 0.82-0.95 -> 0.93-1.04 /
+ * 1.01-1.17, `roll` 0.79-0.84 / 0.79-0.81 -> 0.94-0.98 / 0.92-1.12,
+ * `rows_short` 0.79 / 0.73-0.79 -> 0.85-0.87 / 0.77-0.89, `slice_rev`
+ * 0.96-1.00 / 0.97-1.01 -> 1.00-1.04 / 1.00-1.11 (1 KiB ahead a little
+ * less). Rows read every second element lost (`slice_step` 0.54 -> 0.48,
+ * `slice_rev_step` 0.71 -> 0.62-0.69): only rows read one element a step.
+ * The same prefetch in the loops of rows on their vectors (`rows_pitched`,
+ * `p3d_102`, `cat2_inner`) gained 0-5 %, within the noise: not taken. */
+#define INTEL_ROW_PREFETCH_BYTES 2048
+static void intel_row_prefetch(ixj_plan *p, const plan_request *req) {
+  int last = p->rank - 1;
+  p->source_prefetch = 0;
+  if (!intel_avx512(req) || p->op != IXJ_OP_COPY || !p->row_lanes || !p->nontemporal || p->packed_rows) return;
+  int64_t s = p->operand[1].stride[last];
+  if (s == 1 || s == -1) p->source_prefetch = INTEL_ROW_PREFETCH_BYTES;
+}
+
 static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_cache) {
   bool gpu = req->gpu, zen = req->cpu_zen || (req->cpu_vector_bytes == 64 && p->elem_size == 1); /* INTEL_AVX512_RULES */
   p->prefetch = !gpu && out_of_cache && p->strategy == PLAN_GENERAL && !dst_rows_adjacent(p) && !(zen && p->store_pitch);
@@ -1705,6 +1730,7 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   if (p->strategy == PLAN_TILED) tile_work(p, req);
   choose_prefetch(p, req, out_of_cache);
   choose_row_group(p, req);
+  intel_row_prefetch(p, req);
   settle_gather(p);
   /* Gathered tiles walked in blocks of tiles prefetch, with each row they
    * gather, a line of the block's next row of tiles (after its last, the
@@ -2082,6 +2108,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
   out->masked_ends = cat->part[k].masked_ends;
   out->row_group = cat->part[k].row_group;
   out->packed_rows = cat->part[k].packed_rows;
+  intel_row_prefetch(out, &r);
   IXJ_ASSERT(err, out->work_units == cat->part[k].work_units && (out->strategy == PLAN_MEMCPY) == (cat->part[k].memcpy != 0) &&
                       out->source_major == cat->part[k].source_major);
   return IXJ_OK;
@@ -2147,9 +2174,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
   ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d gather=%d tile_a=%d span=%d row_flush=%d"
-                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d masked_ends=%d packed=%d runs=%d row_group=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
+                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d masked_ends=%d packed=%d runs=%d row_group=%d source_prefetch=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
                    p->zip, p->unzip, p->stack, p->staged, p->gather, p->tile_a, p->span, p->row_flush, p->super_a, p->super_b, p->prefetch, p->store_pitch,
-                   p->row_lanes, p->masked_ends, p->packed_rows, p->chain_runs, p->row_group, p->asm_regs, p->cat_axis);
+                   p->row_lanes, p->masked_ends, p->packed_rows, p->chain_runs, p->row_group, p->source_prefetch, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS)
     ixj__textbuf_put(&b, " part_vector_bytes=%d part_zen=%d", p->part_vector_bytes, p->part_zen);

@@ -1027,6 +1027,70 @@ static void row_vectors(void **state) {
   ixj_ixfun_free(s);
 }
 
+/* Streamed vector loops of rows read one element a step, forward or back
+ * (rows off their vectors, rotated, reversed), prefetch their source 2 KiB
+ * along the row into L2 on Intel AVX-512 hosts (plan.source_prefetch,
+ * intel_row_prefetch in gen/plan.c); rows read with a step, AVX2, Zen's
+ * rules, copies in cache and a cat's part as rebuilt for emission: as
+ * planned. Each kernel is run against the reference. */
+static void row_source_prefetch(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int vb, zen, stream, want; /* want: source_prefetch, signed as emitted */
+  } cases[] = {
+      {"iota 64 255", "iota 64 256 | slice : 1:", 64, 0, 1, 2048},       /* a[:, 1:] */
+      {"iota 64 256", "iota 64 256 | slice : ::-1", 64, 0, 1, -2048},    /* reversed rows */
+      {"iota 64 256", "iota 64 256 | rotate 0 5", 64, 0, 1, 2048},       /* rotated rows: two pieces */
+      {"iota 64 256", "iota 64 512 | slice : ::2", 64, 0, 1, 0},         /* every other element */
+      {"iota 64 255", "iota 64 256 | slice : 1:", 32, 0, 1, 0},          /* AVX2 */
+      {"iota 64 255", "iota 64 256 | slice : 1:", 64, 1, 1, 0},          /* Zen's rules */
+      {"iota 64 255", "iota 64 256 | slice : 1:", 64, 0, 0, 0},          /* in cache */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
+    const ixj_ixfun *srcs[1] = {s};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 4, .dst = d, .num_srcs = 1, .srcs = srcs,
+                        .last_level_cache = (size_t)cases[c].stream, .cpu_vector_bytes = cases[c].vb,
+                        .cpu_asm_regs = asm_regs(cases[c].vb, (size_t)cases[c].stream), .cpu_zen = cases[c].zen};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_true(p->row_lanes > 0);
+    int want = cases[c].want < 0 ? -cases[c].want : cases[c].want;
+    if (p->source_prefetch != want) fail_msg("%s <- %s: source_prefetch %d, want %d", cases[c].dst, cases[c].src, p->source_prefetch, want);
+    char *ir = NULL, expect[64];
+    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+    snprintf(expect, sizeof expect, ".s, i64 %d\n  call void @llvm.prefetch.p0(", cases[c].want);
+    assert_true(cases[c].want ? strstr(ir, expect) != NULL : strstr(ir, "@llvm.prefetch.p0(") == NULL);
+    free(ir);
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
+    zen_rules = cases[c].zen;
+    const char *src[1] = {cases[c].src};
+    for (size_t e = 1; e <= 8; e *= 2) check(IXJ_OP_COPY, e, 0, cases[c].dst, 1, src, cases[c].vb, (size_t)cases[c].stream, 0, NULL);
+    zen_rules = 0;
+  }
+  /* a cat's part rebuilt for emission prefetches as the copy it is */
+  const char *cat[] = {"iota 64 100 | slice : 1:", "iota 64 128 | slice : ::-1"};
+  ixj_ixfun *d = parse_ok("iota 64 227"), *s[2] = {parse_ok(cat[0]), parse_ok(cat[1])};
+  plan_request req = {.op = IXJ_OP_CAT, .elem_size = 4, .dst = d, .num_srcs = 2, .srcs = (const ixj_ixfun *const *)s,
+                      .cat_axis = 1, .last_level_cache = 1, .cpu_vector_bytes = 64, .cpu_asm_regs = 32};
+  ixj_plan *p = malloc(sizeof *p), *part = malloc(sizeof *part);
+  assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+  assert_int_equal(p->strategy, PLAN_CAT_PARTS);
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(ixj__plan_part(p, k, part, NULL), IXJ_OK);
+    assert_int_equal(part->source_prefetch, 2048);
+  }
+  free(part);
+  free(p);
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s[0]);
+  ixj_ixfun_free(s[1]);
+  for (size_t e = 1; e <= 8; e *= 2) check(IXJ_OP_CAT, e, 1, "iota 64 227", 2, cat, 64, 1, 0, "cat_parts");
+}
+
 /* Inner-contiguous copies and fills whose rows are not all on vectors
  * (plan.row_lanes with an INNER_CONTIGUOUS plan; plan.masked_ends): sources
  * sliced off their lines (a[:, 1:]), destinations whose pitch is no whole
@@ -2258,7 +2322,7 @@ int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
-                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(fill_orders),
+                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(row_source_prefetch), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles), cmocka_unit_test(continued_rows_prefetch),
                                      cmocka_unit_test(zen_by_cpu),
