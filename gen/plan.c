@@ -1279,6 +1279,28 @@ static bool intel_gathered_staged_bytes(const ixj_plan *p, const plan_request *r
   return intel_streamed_staged(p, req) && p->gather && p->elem_size == 1 && p->tile_a == WIDE_TILES * p->tile;
 }
 
+/* INTEL_FUSED_B_ROWS: on the Intel AVX-512 VM (round 29) streamed float
+ * tiles whose b is fused (plan.b_inner: a transpose reshaped onto a pitch, a
+ * permute whose source's unit dim is short) read 32 source rows, as crowded
+ * ones that are not fused do there (zen_crowded_rows), where they read 16.
+ * An environment switch, two alternations, ixjit / the ceiling, 1 / 2
+ * threads: `reshape_t_pitch` 0.69-0.73 / 0.70-0.74 -> 0.78-0.85 /
+ * 0.81-0.84, the same into rows of 16384 floats 0.75-0.77 / 0.73-0.75 ->
+ * 0.86-0.88 / 0.85-0.86, with a 4032 pitch (rows spread) 0.74-0.77 /
+ * 0.74-0.75 -> 0.79-0.80 / 0.76; the (3, 1, 2, 0) permute of 256 x 64 x 64
+ * x 16 floats 0.92-0.93 / 0.77-0.80 -> 1.03 / 0.87-0.88, of 1024 x 64 x 64
+ * x 4 0.81-0.86 / 0.77 -> 0.96-0.97 / 0.89; the (2, 1, 0) permute of 256 x
+ * 4096 x 16 0.84-0.86 / 0.75-0.78 -> 1.15-1.21 / 0.87-0.90, of 512 x 4096
+ * x 8 0.87-0.93 / 0.78-0.79 -> 1.00-1.06 / 0.92. On Zen a fused b lost with
+ * 32 rows (ZEN_CROWDED_ROWS); doubles here were mixed (a 2880^2 transpose
+ * reshaped onto a pitch 0.92-0.96 -> 0.83-0.85 at 1 thread, others the same
+ * or a little faster): floats only. */
+#define INTEL_FUSED_B_ROWS 32
+static bool intel_fused_b_rows(const ixj_plan *p, const plan_request *req) {
+  return intel_avx512(req) && p->strategy == PLAN_TILED && p->nontemporal && p->elem_size == 4 && p->b_inner && !p->staged &&
+         p->tile_a == 16;
+}
+
 #define INTEL_HALF_ROWS 64 /* INTEL_HALF_ROWS: intel_half_rows, below (after SEQUENTIAL_RUN_BYTES) */
 static bool intel_half_rows(const ixj_plan *p, const plan_request *req);
 
@@ -1326,6 +1348,7 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   }
   if (zen_crowded_rows(p)) p->tile_a = ZEN_CROWDED_ROWS;
   if (e == 4 && p->staged) p->tile_a = ZEN_STAGED_ROWS;
+  if (intel_fused_b_rows(p, req)) p->tile_a = INTEL_FUSED_B_ROWS;
 }
 
 /* TILED: the work units (tiles) and, streamed on a CPU, the walk in blocks of

@@ -338,6 +338,24 @@ static void fused_tiles(void **state) {
       for (zen_rules = 0; zen_rules <= 1; zen_rules++) copy_all_ways(e, dst, src, "tiled");
       zen_rules = 0;
     }
+  /* streamed fused-b floats whose destination rows lie on lines read 32 source rows on Intel's rules
+   * (INTEL_FUSED_B_ROWS), 16 on Zen's and as doubles; then the kernels against the reference */
+  const char *fused[][2] = {{"iota 64 272 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256"},
+                            {"iota 32 528 | slice : :512", "iota 128 128 | permute 1 0 | reshape 32 512"}};
+  for (size_t c = 0; c < 2; c++)
+    for (size_t e = 4; e <= 8; e *= 2)
+      for (int zen = 0; zen <= 1; zen++) {
+        ixj_plan *p = copy_plan(fused[c][0], fused[c][1], e, 64, zen, 1, NULL);
+        assert_int_equal(p->strategy, PLAN_TILED);
+        assert_true(p->b_inner > 0);
+        if (p->tile_a != (e == 4 && !zen ? 32 : 16))
+          fail_msg("%s <- %s, %zu bytes, %s rules: tile_a %d", fused[c][0], fused[c][1], e, zen ? "Zen" : "Intel", p->tile_a);
+        free(p);
+      }
+  for (size_t c = 0; c < 2; c++)
+    for (size_t e = 4; e <= 8; e *= 2)
+      for (zen_rules = 0; zen_rules <= 1; zen_rules++) copy_all_ways(e, fused[c][0], fused[c][1], "tiled");
+  zen_rules = 0;
 }
 
 /* Zips (plan.zip): k = 2..7 source rows interleaved into one destination
@@ -1736,7 +1754,7 @@ static void source_prefetch(void **state) {
 /* Zen cores, streamed, AVX-512: tiles of 4-, 8- and 16-byte elements read
  * 16, 16 and 8 source rows (plan.tile_a), 4-byte ones 64 elements along b,
  * and 32 rows where the source's or the destination's rows crowd one
- * L1 set (4 KiB pitches); whole tiles, edges on both sides, staged rows (a
+ * L1 set (4 KiB pitches), or, on Intel, where b is fused; whole tiles, edges on both sides, staged rows (a
  * pitch off lines), batches, a chain's fused b, and 32-byte vectors
  * (unchanged). */
 static void zen_tile_shapes(void **state) {
@@ -1776,7 +1794,8 @@ static void zen_tile_shapes(void **state) {
           bool intel_staged = !zen && vb == 64 && (e == 4 || e == 8) && p->staged && !p->span && !p->b_inner;
           if (!p->span)
             assert_int_equal(p->tile_a, intel_staged ? 128 / (int)e
-                                        : shaped     ? (e == 16 ? 8 : e == 4 && p->staged ? 64 : e == 4 && cases[c].crowded4 ? 32 : 16)
+                                        : shaped     ? (e == 16 ? 8 : e == 4 && p->staged ? 64
+                                                            : e == 4 && (cases[c].crowded4 || (p->b_inner && !zen)) ? 32 : 16)
                                                      : 0);
           /* on Zen with AVX-512 into L2 (short source rows back to back take the sequential
            * prefetch: sequential_prefetch; a fused b none); Intel's staged floats too (their rows
