@@ -383,6 +383,12 @@ static void emit_masked_store(text *t, const emitter *e, const char *value, cons
 
 /* Appends to e->declare the masked load (where `load`) and store of row
  * vectors that emit_masked_load and emit_masked_store call. */
+static void declare_prefetch(emitter *e) {
+  size_t used = strlen(e->declare);
+  if (used < sizeof e->declare)
+    snprintf(e->declare + used, sizeof e->declare - used, "%sdeclare void @llvm.prefetch.p0(ptr, i32, i32, i32)", used ? "\n" : "");
+}
+
 static void declare_masked(emitter *e, bool load) {
   int lanes = e->p->row_lanes;
   const char *sc = e->scalar;
@@ -758,6 +764,9 @@ static ixj_status emit_packed_rows(emitter *e, const char *kname, const char *si
   ixj__text_put(b, "  %%s1.o = add i64 %%srow, %%c\n  %%s1 = getelementptr %s, ptr %%bp.1, i64 %%s1.o\n", t);
   ixj__text_put(b, "  %%srow.n = add i64 %%srow, %lld\n  %%s2.o = sub i64 %%srow.n, %%m\n", pitch);
   ixj__text_put(b, "  %%s2 = getelementptr %s, ptr %%bp.1, i64 %%s2.o\n", t);
+  if (p->source_prefetch) /* further along the source, into L2 (plan.source_prefetch; a prefetch never faults) */
+    ixj__text_put(b, "  %%s1.pf = getelementptr i8, ptr %%s1, i64 %d\n  call void @llvm.prefetch.p0(ptr %%s1.pf, i32 0, i32 2, i32 1)\n",
+                  p->source_prefetch);
   emit_masked_load(b, e, "%ld1", "%s1", "%m.mask", "poison");
   /* the second row's load only where the vector reaches it: an empty masked load cost as much as a
    * full one (rows of 100 floats packed: 0.51-0.58 of the ceiling with it, 0.84-0.86 without) */
@@ -779,6 +788,7 @@ static ixj_status emit_packed_rows(emitter *e, const char *kname, const char *si
   ixj__text_put(b, "  br label %%step, !llvm.loop !%d\n\nexit:\n%s\n  ret void\n}\n", MD_SEGMENTS, exit_code(p));
 
   declare_masked(e, true);
+  if (p->source_prefetch) declare_prefetch(e);
   ixj_status st = ixj__lower_status(lw, err);
   char *md = NULL;
   if (st == IXJ_OK && !e->part) st = fill_metadata(&md, err);
@@ -917,10 +927,7 @@ static ixj_status emit_elementwise(emitter *e, const char *kname, const char *si
              lanes, e->scalar, lanes, e->scalar, lanes);
   }
   if (p->masked_ends) declare_masked(e, p->op == IXJ_OP_COPY);
-  if (write_prefetch(p) || p->source_prefetch) {
-    size_t used = strlen(e->declare);
-    snprintf(e->declare + used, sizeof e->declare - used, "%sdeclare void @llvm.prefetch.p0(ptr, i32, i32, i32)", used ? "\n" : "");
-  }
+  if (write_prefetch(p) || p->source_prefetch) declare_prefetch(e);
   ixj_status st = ixj__lower_status(&e->lw, err);
   char *md = NULL;
   if (st == IXJ_OK && !e->part) st = fill_metadata(&md, err);

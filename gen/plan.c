@@ -1590,13 +1590,19 @@ static bool intel_continued_rows(const ixj_plan *p, const plan_request *req) {
  * 0.96-1.00 / 0.97-1.01 -> 1.00-1.04 / 1.00-1.11 (1 KiB ahead a little
  * less). Rows read every second element lost (`slice_step` 0.54 -> 0.48,
  * `slice_rev_step` 0.71 -> 0.62-0.69): only rows read one element a step.
- * The same prefetch in the loops of rows on their vectors (`rows_pitched`,
- * `p3d_102`, `cat2_inner`) gained 0-5 %, within the noise: not taken. */
+ * Packed rows (plan.packed_rows: rows back to back in the destination, the
+ * kernel walking its vectors) prefetch from each vector's first source
+ * address: `slice_cols_e1` (a[:, 1:] of 8192^2 bytes) 0.73 / 0.69-0.73 ->
+ * 0.90-0.92 / 0.87-0.90 (three alternations), `rows_short_e1` (rows of 100
+ * bytes 128 apart) 0.75-0.89 / 0.70-0.77 -> 0.76-0.84 / 0.71-0.78, the
+ * same. The same prefetch in the loops of rows on their vectors
+ * (`rows_pitched`, `p3d_102`, `cat2_inner`) gained 0-5 %, within the noise:
+ * not taken. */
 #define INTEL_ROW_PREFETCH_BYTES 2048
 static void intel_row_prefetch(ixj_plan *p, const plan_request *req) {
   int last = p->rank - 1;
   p->source_prefetch = 0;
-  if (!intel_avx512(req) || p->op != IXJ_OP_COPY || !p->row_lanes || !p->nontemporal || p->packed_rows) return;
+  if (!intel_avx512(req) || p->op != IXJ_OP_COPY || !p->row_lanes || !p->nontemporal) return;
   int64_t s = p->operand[1].stride[last];
   if (s == 1 || s == -1) p->source_prefetch = INTEL_ROW_PREFETCH_BYTES;
 }

@@ -1046,8 +1046,8 @@ static void row_vectors(void **state) {
 }
 
 /* Streamed vector loops of rows read one element a step, forward or back
- * (rows off their vectors, rotated, reversed), prefetch their source 2 KiB
- * along the row into L2 on Intel AVX-512 hosts (plan.source_prefetch,
+ * (rows off their vectors, rotated, reversed; packed rows), prefetch their
+ * source 2 KiB along the row into L2 on Intel AVX-512 hosts (plan.source_prefetch,
  * intel_row_prefetch in gen/plan.c); rows read with a step, AVX2, Zen's
  * rules, copies in cache and a cat's part as rebuilt for emission: as
  * planned. Each kernel is run against the reference. */
@@ -1088,6 +1088,25 @@ static void row_source_prefetch(void **state) {
     const char *src[1] = {cases[c].src};
     for (size_t e = 1; e <= 8; e *= 2) check(IXJ_OP_COPY, e, 0, cases[c].dst, 1, src, cases[c].vb, (size_t)cases[c].stream, 0, NULL);
     zen_rules = 0;
+  }
+  /* packed rows (bytes back to back in the destination) prefetch from each step's first load */
+  {
+    ixj_ixfun *d = parse_ok("iota 64 255"), *s = parse_ok("iota 64 256 | slice : 1:");
+    const ixj_ixfun *srcs[1] = {s};
+    plan_request req = {.op = IXJ_OP_COPY, .elem_size = 1, .dst = d, .num_srcs = 1, .srcs = srcs, .last_level_cache = 1,
+                        .cpu_vector_bytes = 64, .cpu_asm_regs = 32};
+    ixj_plan *p = malloc(sizeof *p);
+    assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+    assert_int_equal(p->packed_rows, 1);
+    assert_int_equal(p->source_prefetch, 2048);
+    char *ir = NULL;
+    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+    assert_non_null(strstr(ir, "%s1.pf = getelementptr i8, ptr %s1, i64 2048"));
+    assert_non_null(strstr(ir, "declare void @llvm.prefetch.p0("));
+    free(ir);
+    free(p);
+    ixj_ixfun_free(d);
+    ixj_ixfun_free(s);
   }
   /* a cat's part rebuilt for emission prefetches as the copy it is */
   const char *cat[] = {"iota 64 100 | slice : 1:", "iota 64 128 | slice : ::-1"};
