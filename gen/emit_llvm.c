@@ -300,9 +300,12 @@ static void emit_chain_run(emitter *e, text *t, const int *off, const int *left)
     ixj__text_put(t, "  %%rv.s0 = getelementptr %s, ptr %%bp.1, i64 %s\n", e->scalar, s0.s);
     if (step[1] == 1) ixj__text_put(t, "  %%rv.at = add i64 %%rv, 0\n");
     else ixj__text_put(t, "  %%rv.b = add nuw nsw i64 %%rv, %d\n  %%rv.at = sub nsw i64 0, %%rv.b\n", lanes - 1);
-    ixj__text_put(t, "  %%rv.s = getelementptr %s, ptr %%rv.s0, i64 %%rv.at\n"
-                     "  %%rv.%s = load <%d x %s>, ptr %%rv.s, align 1, !alias.scope !%d, !noalias !%d\n",
-                  e->scalar, step[1] == 1 ? "v" : "l", lanes, e->scalar, MD_SRC_LIST, MD_DST_LIST);
+    ixj__text_put(t, "  %%rv.s = getelementptr %s, ptr %%rv.s0, i64 %%rv.at\n", e->scalar);
+    if (p->source_prefetch) /* further along the run, in the order it is read, into L2 (plan.source_prefetch) */
+      ixj__text_put(t, "  %%rv.pf = getelementptr i8, ptr %%rv.s, i64 %d\n  call void @llvm.prefetch.p0(ptr %%rv.pf, i32 0, i32 2, i32 1)\n",
+                    step[1] < 0 ? -p->source_prefetch : p->source_prefetch);
+    ixj__text_put(t, "  %%rv.%s = load <%d x %s>, ptr %%rv.s, align 1, !alias.scope !%d, !noalias !%d\n",
+                  step[1] == 1 ? "v" : "l", lanes, e->scalar, MD_SRC_LIST, MD_DST_LIST);
     if (step[1] != 1) {
       ixj__text_put(t, "  %%rv.v = shufflevector <%d x %s> %%rv.l, <%d x %s> poison, <%d x i32> <", lanes, e->scalar, lanes,
                     e->scalar, lanes);

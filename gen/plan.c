@@ -1595,16 +1595,29 @@ static bool intel_continued_rows(const ixj_plan *p, const plan_request *req) {
  * address: `slice_cols_e1` (a[:, 1:] of 8192^2 bytes) 0.73 / 0.69-0.73 ->
  * 0.90-0.92 / 0.87-0.90 (three alternations), `rows_short_e1` (rows of 100
  * bytes 128 apart) 0.75-0.89 / 0.70-0.77 -> 0.76-0.84 / 0.71-0.78, the
- * same. The same prefetch in the loops of rows on their vectors
+ * same. The runs of chains that do not refine (plan.chain_runs: a reshape
+ * of a[:, 1:]) take it in their vector loops: `chain_runs` 0.88-0.89 /
+ * 0.92 -> 1.02-1.05 / 1.07-1.10, `chain_short` 0.83-0.84 / 0.85-0.86 ->
+ * 1.01-1.03 / 1.05-1.08, `chain_runs_e1` 0.81-0.83 / 0.87 -> 0.88-0.94 /
+ * 0.97-1.05, `chain_runs_e8` 0.91 / 0.97-1.03 -> 1.06 / 1.16-1.17,
+ * `chain_runs_dst` 0.90-0.94 / 1.00-1.03 -> 1.01-1.03 / 1.08-1.13 (two
+ * alternations). The same prefetch in the loops of rows on their vectors
  * (`rows_pitched`, `p3d_102`, `cat2_inner`) gained 0-5 %, within the noise:
  * not taken. */
 #define INTEL_ROW_PREFETCH_BYTES 2048
 static void intel_row_prefetch(ixj_plan *p, const plan_request *req) {
   int last = p->rank - 1;
   p->source_prefetch = 0;
-  if (!intel_avx512(req) || p->op != IXJ_OP_COPY || !p->row_lanes || !p->nontemporal) return;
-  int64_t s = p->operand[1].stride[last];
-  if (s == 1 || s == -1) p->source_prefetch = INTEL_ROW_PREFETCH_BYTES;
+  if (!intel_avx512(req) || p->op != IXJ_OP_COPY || !p->nontemporal) return;
+  if (p->row_lanes) {
+    int64_t s = p->operand[1].stride[last];
+    if (s == 1 || s == -1) p->source_prefetch = INTEL_ROW_PREFETCH_BYTES;
+  } else if (p->chain_runs) { /* the runs' vectors (emit_chain_run): the destination's run forward, the source's either way */
+    const plan_operand *d = &p->operand[0], *s = &p->operand[1];
+    int64_t ds = d->num_tail ? ixj__plan_run_stride(&d->tail[0]) : d->stride[last];
+    int64_t ss = s->num_tail ? ixj__plan_run_stride(&s->tail[0]) : s->stride[last];
+    if (ds == 1 && (ss == 1 || ss == -1)) p->source_prefetch = INTEL_ROW_PREFETCH_BYTES;
+  }
 }
 
 static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_cache) {
