@@ -202,6 +202,9 @@ static void emit_spread_load(emitter *e, text *t, int k, int src, int src_off) {
   int lanes = store_lanes(p);
   name s = ref(e, src_off);
   ixj__text_put(t, "  %%m%d.s = getelementptr %s, ptr %%bp.%d, i64 %s\n", k, e->scalar, src, s.s);
+  if (e->p->source_prefetch && e->p->vector_elems > 1) /* rows on their vectors (plan.source_prefetch) */
+    ixj__text_put(t, "  %%m%d.pf = getelementptr i8, ptr %%m%d.s, i64 %d\n  call void @llvm.prefetch.p0(ptr %%m%d.pf, i32 0, i32 2, i32 1)\n",
+                  k, k, e->p->source_prefetch, k);
   ixj__text_put(t, "  %%m%d.l = load <%d x %s>, ptr %%m%d.s, align %zu, !alias.scope !%d, !noalias !%d\n", k,
                 p->vector_elems, e->scalar, k, p->elem_size, MD_SRC_LIST, MD_DST_LIST);
   ixj__text_put(t, "  %%m%d.v = shufflevector <%d x %s> %%m%d.l, <%d x %s> poison, <%d x i32> <", k, p->vector_elems,
@@ -351,6 +354,9 @@ static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
   }
   name s = ref(e, src_off);
   ixj__text_put(t, "  %%m%d.s = getelementptr %s, ptr %%bp.%d, i64 %s\n", k, e->scalar, src, s.s);
+  if (e->p->source_prefetch && e->p->vector_elems > 1) /* rows on their vectors (plan.source_prefetch) */
+    ixj__text_put(t, "  %%m%d.pf = getelementptr i8, ptr %%m%d.s, i64 %d\n  call void @llvm.prefetch.p0(ptr %%m%d.pf, i32 0, i32 2, i32 1)\n",
+                  k, k, e->p->source_prefetch, k);
   ixj__text_put(t, "  %%m%d.v = load %s, ptr %%m%d.s, align %d, !alias.scope !%d, !noalias !%d\n", k, e->elem, k, align,
                 MD_SRC_LIST, MD_DST_LIST);
   ixj__text_put(t, "  store %s %%m%d.v, ptr %%m%d.d, align %d%s\n", e->elem, k, k, align, store_md);

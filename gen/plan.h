@@ -110,10 +110,11 @@ typedef struct ixj_plan {
                        all on vectors) lie back to back in the destination: the kernel walks the
                        destination's vectors, each loaded from the one or two rows it holds (row_lanes
                        lanes, masked) */
-  int source_prefetch; /* row_lanes or chain_runs copy on an Intel AVX-512 host, streamed, whose source rows (runs)
-                       are read forward or backward one element a step: each vector load (a packed_rows
-                       step's first load) asks for the source this many bytes further along its row (ahead
-                       in the order it is read) into L2 (intel_row_prefetch in gen/plan.c); 0: none */
+  int source_prefetch; /* CPU copy of rows on an Intel AVX-512 host, streamed, by vectors (vector_elems, row_lanes
+                       or chain_runs) whose source rows (runs) are read forward or backward one element a
+                       step: each vector load (a packed_rows step's first load) asks for the source this
+                       many bytes further along its row (ahead in the order it is read) into L2
+                       (intel_row_prefetch in gen/plan.c); 0: none */
   int chain_runs;   /* GENERAL copy or fill on a CPU of chains that do not refine (choose_chain_runs in
                        gen/plan.c): each row moves in runs, one decomposition a run, where every operand
                        steps a constant stride until a chain's tail dim wraps */

@@ -1046,11 +1046,12 @@ static void row_vectors(void **state) {
 }
 
 /* Streamed vector loops of rows read one element a step, forward or back
- * (rows off their vectors, rotated, reversed; packed rows; a chain's runs), prefetch their
- * source 2 KiB along the row into L2 on Intel AVX-512 hosts (plan.source_prefetch,
- * intel_row_prefetch in gen/plan.c); rows read with a step, AVX2, Zen's
- * rules, copies in cache and a cat's part as rebuilt for emission: as
- * planned. Each kernel is run against the reference. */
+ * (rows on their vectors and off them, rotated, reversed; packed rows; a
+ * chain's runs), prefetch their source 2 KiB along the row into L2 on Intel
+ * AVX-512 hosts (plan.source_prefetch, intel_row_prefetch in gen/plan.c);
+ * rows read with a step, AVX2, Zen's rules, copies in cache and a cat's
+ * part as rebuilt for emission: as planned. Each kernel is run against the
+ * reference. */
 static void row_source_prefetch(void **state) {
   (void)state;
   static const struct {
@@ -1067,6 +1068,9 @@ static void row_source_prefetch(void **state) {
       {"iota 63 64", "iota 64 64 | slice : 1: | reshape 63 64", 64, 0, 1, 2048},       /* a chain's runs */
       {"iota 64 64 | slice : 1: | reshape 63 64", "iota 63 64", 64, 0, 1, 2048},       /* into a chain */
       {"iota 63 64", "iota 64 64 | slice : 1: | reshape 63 64", 64, 1, 1, 0},          /* Zen's rules */
+      {"iota 64 256", "iota 64 320 | slice : 32:288", 64, 0, 1, 2048},                 /* rows on their vectors */
+      {"iota 8 16 256", "iota 16 8 256 | permute 1 0 2", 64, 0, 1, 2048},              /* (1, 0, 2) */
+      {"iota 64 256", "iota 64 320 | slice : 32:288", 32, 0, 1, 0},                    /* AVX2 */
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
@@ -1076,7 +1080,7 @@ static void row_source_prefetch(void **state) {
                         .cpu_asm_regs = asm_regs(cases[c].vb, (size_t)cases[c].stream), .cpu_zen = cases[c].zen};
     ixj_plan *p = malloc(sizeof *p);
     assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-    assert_true(p->row_lanes > 0 || p->chain_runs > 0);
+    assert_true(p->row_lanes > 0 || p->chain_runs > 0 || p->vector_elems > 1);
     int want = cases[c].want < 0 ? -cases[c].want : cases[c].want;
     if (p->source_prefetch != want) fail_msg("%s <- %s: source_prefetch %d, want %d", cases[c].dst, cases[c].src, p->source_prefetch, want);
     char *ir = NULL, expect[64];
