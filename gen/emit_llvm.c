@@ -184,15 +184,29 @@ static void emit_setup_pointers(emitter *e, text *t) {
  * them (gen/plan.c, choose_prefetch). A prefetch never faults, so one past
  * the destination's end is harmless. */
 #define WRITE_PREFETCH_BYTES 4096
+
+/* A prefetch of the line `bytes` away from the address %<at> (the name
+ * without its %), named %<at>.pf: for writing into L1 (`prefetchw`), or for
+ * reading into L2 (`prefetcht1`). The address is a plain (not inbounds) GEP,
+ * and a prefetch never faults: past a buffer's end it is harmless. */
+static void emit_prefetch(text *t, const char *at, int bytes, bool write) {
+  ixj__text_put(t, "  %%%s.pf = getelementptr i8, ptr %%%s, i64 %d\n  call void @llvm.prefetch.p0(ptr %%%s.pf, i32 %d, i32 %d, i32 1)\n",
+                at, at, bytes, at, write ? 1 : 0, write ? 3 : 2);
+}
 static bool write_prefetch(const ixj_plan *p) { return p->prefetch && p->strategy == PLAN_GENERAL; }
 /* ahead in the order the stores go: down where the destination's innermost
  * stride is negative (a reversed strided destination; a fill's dims run
  * forward) */
 static void emit_write_prefetch(text *t, const ixj_plan *p, int k) {
   int ahead = p->operand[0].stride[p->rank - 1] < 0 ? -WRITE_PREFETCH_BYTES : WRITE_PREFETCH_BYTES;
-  ixj__text_put(t, "  %%m%d.f = getelementptr i8, ptr %%m%d.d, i64 %d\n"
-                   "  call void @llvm.prefetch.p0(ptr %%m%d.f, i32 1, i32 3, i32 1)\n", k, k, ahead, k);
+  char at[24];
+  snprintf(at, sizeof at, "m%d.d", k);
+  emit_prefetch(t, at, ahead, true);
 }
+
+/* The source `bytes` further along a row than the address %<at> (negative:
+ * back), into L2 (plan.source_prefetch) */
+static void emit_source_prefetch(text *t, const char *at, int bytes) { emit_prefetch(t, at, bytes, false); }
 
 /* The source's vector_elems elements at src_off, spread to every
  * store_pitch-th lane of a store vector (the other lanes poison: the masked
@@ -202,9 +216,11 @@ static void emit_spread_load(emitter *e, text *t, int k, int src, int src_off) {
   int lanes = store_lanes(p);
   name s = ref(e, src_off);
   ixj__text_put(t, "  %%m%d.s = getelementptr %s, ptr %%bp.%d, i64 %s\n", k, e->scalar, src, s.s);
-  if (e->p->source_prefetch && e->p->vector_elems > 1) /* rows on their vectors (plan.source_prefetch) */
-    ixj__text_put(t, "  %%m%d.pf = getelementptr i8, ptr %%m%d.s, i64 %d\n  call void @llvm.prefetch.p0(ptr %%m%d.pf, i32 0, i32 2, i32 1)\n",
-                  k, k, e->p->source_prefetch, k);
+  if (e->p->source_prefetch && e->p->vector_elems > 1) { /* rows on their vectors */
+    char at[24];
+    snprintf(at, sizeof at, "m%d.s", k);
+    emit_source_prefetch(t, at, e->p->source_prefetch);
+  }
   ixj__text_put(t, "  %%m%d.l = load <%d x %s>, ptr %%m%d.s, align %zu, !alias.scope !%d, !noalias !%d\n", k,
                 p->vector_elems, e->scalar, k, p->elem_size, MD_SRC_LIST, MD_DST_LIST);
   ixj__text_put(t, "  %%m%d.v = shufflevector <%d x %s> %%m%d.l, <%d x %s> poison, <%d x i32> <", k, p->vector_elems,
@@ -304,9 +320,7 @@ static void emit_chain_run(emitter *e, text *t, const int *off, const int *left)
     if (step[1] == 1) ixj__text_put(t, "  %%rv.at = add i64 %%rv, 0\n");
     else ixj__text_put(t, "  %%rv.b = add nuw nsw i64 %%rv, %d\n  %%rv.at = sub nsw i64 0, %%rv.b\n", lanes - 1);
     ixj__text_put(t, "  %%rv.s = getelementptr %s, ptr %%rv.s0, i64 %%rv.at\n", e->scalar);
-    if (p->source_prefetch) /* further along the run, in the order it is read, into L2 (plan.source_prefetch) */
-      ixj__text_put(t, "  %%rv.pf = getelementptr i8, ptr %%rv.s, i64 %d\n  call void @llvm.prefetch.p0(ptr %%rv.pf, i32 0, i32 2, i32 1)\n",
-                    step[1] < 0 ? -p->source_prefetch : p->source_prefetch);
+    if (p->source_prefetch) emit_source_prefetch(t, "rv.s", step[1] < 0 ? -p->source_prefetch : p->source_prefetch);
     ixj__text_put(t, "  %%rv.%s = load <%d x %s>, ptr %%rv.s, align 1, !alias.scope !%d, !noalias !%d\n",
                   step[1] == 1 ? "v" : "l", lanes, e->scalar, MD_SRC_LIST, MD_DST_LIST);
     if (step[1] != 1) {
@@ -354,9 +368,11 @@ static void emit_move(emitter *e, text *t, int dst_off, int src, int src_off) {
   }
   name s = ref(e, src_off);
   ixj__text_put(t, "  %%m%d.s = getelementptr %s, ptr %%bp.%d, i64 %s\n", k, e->scalar, src, s.s);
-  if (e->p->source_prefetch && e->p->vector_elems > 1) /* rows on their vectors (plan.source_prefetch) */
-    ixj__text_put(t, "  %%m%d.pf = getelementptr i8, ptr %%m%d.s, i64 %d\n  call void @llvm.prefetch.p0(ptr %%m%d.pf, i32 0, i32 2, i32 1)\n",
-                  k, k, e->p->source_prefetch, k);
+  if (e->p->source_prefetch && e->p->vector_elems > 1) { /* rows on their vectors */
+    char at[24];
+    snprintf(at, sizeof at, "m%d.s", k);
+    emit_source_prefetch(t, at, e->p->source_prefetch);
+  }
   ixj__text_put(t, "  %%m%d.v = load %s, ptr %%m%d.s, align %d, !alias.scope !%d, !noalias !%d\n", k, e->elem, k, align,
                 MD_SRC_LIST, MD_DST_LIST);
   ixj__text_put(t, "  store %s %%m%d.v, ptr %%m%d.d, align %d%s\n", e->elem, k, k, align, store_md);
@@ -616,10 +632,11 @@ static void emit_row_vector_move(emitter *e, text *vec, int row_dst, int row_src
     }
     ixj__text_put(vec, ">\n");
   }
-  if (p->source_prefetch) /* further along the row, in the order it is read, into L2 (a prefetch never faults) */
-    ixj__text_put(vec, "  %%vx%d.pf = getelementptr i8, ptr %%vx%d.s, i64 %d\n"
-                       "  call void @llvm.prefetch.p0(ptr %%vx%d.pf, i32 0, i32 2, i32 1)\n",
-                  k, k, s < 0 ? -p->source_prefetch : p->source_prefetch, k);
+  if (p->source_prefetch) { /* along the row in the order it is read */
+    char at[24];
+    snprintf(at, sizeof at, "vx%d.s", k);
+    emit_source_prefetch(vec, at, s < 0 ? -p->source_prefetch : p->source_prefetch);
+  }
   ixj__text_put(vec, "  %%vx%d.d = getelementptr %s, ptr %%bp.0, i64 %s\n", k, t, d.s);
   ixj__text_put(vec, "  store <%d x %s> %%vx%d.v, ptr %%vx%d.d, align %zu", lanes, t, k, k, lanes * p->elem_size);
   if (p->nontemporal) ixj__text_put(vec, ", !nontemporal !%d", MD_NONTEMPORAL);
@@ -773,9 +790,7 @@ static ixj_status emit_packed_rows(emitter *e, const char *kname, const char *si
   ixj__text_put(b, "  %%s1.o = add i64 %%srow, %%c\n  %%s1 = getelementptr %s, ptr %%bp.1, i64 %%s1.o\n", t);
   ixj__text_put(b, "  %%srow.n = add i64 %%srow, %lld\n  %%s2.o = sub i64 %%srow.n, %%m\n", pitch);
   ixj__text_put(b, "  %%s2 = getelementptr %s, ptr %%bp.1, i64 %%s2.o\n", t);
-  if (p->source_prefetch) /* further along the source, into L2 (plan.source_prefetch; a prefetch never faults) */
-    ixj__text_put(b, "  %%s1.pf = getelementptr i8, ptr %%s1, i64 %d\n  call void @llvm.prefetch.p0(ptr %%s1.pf, i32 0, i32 2, i32 1)\n",
-                  p->source_prefetch);
+  if (p->source_prefetch) emit_source_prefetch(b, "s1", p->source_prefetch);
   emit_masked_load(b, e, "%ld1", "%s1", "%m.mask", "poison");
   /* the second row's load only where the vector reaches it: an empty masked load cost as much as a
    * full one (rows of 100 floats packed: 0.51-0.58 of the ceiling with it, 0.84-0.86 without) */
