@@ -745,6 +745,72 @@ static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, in
  * and after its last store masked (k up to the line's end), plainly. So each
  * line is one store however the rows fall on it, where a row at a time stored
  * the line two rows share in two pieces. */
+/* The period of packed rows (plan.packed_period: `lines` destination lines,
+ * which hold `rows` = lines * L / n whole rows; choose_packed_rows in
+ * gen/plan.c). From a line start at column c of row r, line j of the next
+ * `lines` starts at u = c + j L elements past row r's start: row r + u / n,
+ * column u % n, and the lines after them repeat the same pieces `rows` rows
+ * further on. So where the walk below reaches a line start with a whole
+ * period left (block pcheck), a loop writes each line's two source offsets
+ * (from row r's start) and its mask into a table on the stack, without a
+ * division (the column steps L and wraps at most once: L <= n), and then every
+ * period stores its lines from the table: for line j, the L elements at
+ * offset o1 (row r' from column c') and the L elements at offset o2 (row r'
+ * + 1, placed so that lane m = min(L, n - c') reads its column 0), the lanes
+ * from m on taken from the second (mask: none where m = L), one whole-line
+ * store; then the source moves `rows` rows on. The first load is whole: where
+ * the line holds row r' + 1 too it reads past row r' into the pitch's gap or
+ * row r' + 1 (no further with the pitch at least n), and where it does not,
+ * it ends within row r'; the second is masked (nothing read where the line
+ * ends in row r', which may be the source's last). The walk goes on from
+ * where the periods stop. */
+static void emit_packed_period(emitter *e, text *b, int lines) {
+  const ixj_plan *p = e->p;
+  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  long long lanes = p->row_lanes, n = (long long)p->shape[1], pitch = (long long)src->stride[0];
+  long long rows = lines * lanes / n, span = lines * lanes;
+  const char *t = e->scalar;
+  int L = (int)lanes;
+  ixj__text_put(b, "pcheck:\n  %%pc.dq = add i64 %%q, %lld\n  %%pc.dp = getelementptr %s, ptr %%bp.0, i64 %%pc.dq\n",
+                (long long)dst->head_offset, t);
+  ixj__text_put(b, "  %%pc.da = ptrtoint ptr %%pc.dp to i64\n  %%pc.off = and i64 %%pc.da, 63\n  %%pc.line = icmp eq i64 %%pc.off, 0\n");
+  ixj__text_put(b, "  %%pc.room = sub i64 %%end, %%q\n  %%pc.fits = icmp sge i64 %%pc.room, %lld\n", span);
+  ixj__text_put(b, "  %%pc.go = and i1 %%pc.line, %%pc.fits\n  br i1 %%pc.go, label %%ptl, label %%body\n\nptl:\n");
+  ixj__text_put(b, "  %%tj = phi i64 [ 0, %%pcheck ], [ %%tj.n, %%ptl ]\n  %%tc = phi i64 [ %%c, %%pcheck ], [ %%tc.n, %%ptl ]\n");
+  ixj__text_put(b, "  %%tr = phi i64 [ 0, %%pcheck ], [ %%tr.n, %%ptl ]\n");
+  ixj__text_put(b, "  %%t.left = sub i64 %lld, %%tc\n  %%t.few = icmp ult i64 %%t.left, %d\n  %%t.m = select i1 %%t.few, i64 %%t.left, i64 %d\n", n, L, L);
+  ixj__text_put(b, "  %%t.o1 = add i64 %%tr, %%tc\n  %%t.o2a = add i64 %%tr, %lld\n  %%t.o2 = sub i64 %%t.o2a, %%t.m\n", pitch);
+  emit_low_lanes(b, "t.low", "%t.m", L);
+  ixj__text_put(b, "  %%t.mk = xor i%d %%t.low.bits, -1\n", L);
+  ixj__text_put(b, "  %%t.p1 = getelementptr [%d x i64], ptr %%pt.o1, i64 0, i64 %%tj\n  store i64 %%t.o1, ptr %%t.p1\n", lines);
+  ixj__text_put(b, "  %%t.p2 = getelementptr [%d x i64], ptr %%pt.o2, i64 0, i64 %%tj\n  store i64 %%t.o2, ptr %%t.p2\n", lines);
+  ixj__text_put(b, "  %%t.p3 = getelementptr [%d x i%d], ptr %%pt.mk, i64 0, i64 %%tj\n  store i%d %%t.mk, ptr %%t.p3\n", lines, L, L);
+  ixj__text_put(b, "  %%tc.k = add i64 %%tc, %d\n  %%t.wrap = icmp uge i64 %%tc.k, %lld\n  %%tc.w = sub i64 %%tc.k, %lld\n", L, n, n);
+  ixj__text_put(b, "  %%tc.n = select i1 %%t.wrap, i64 %%tc.w, i64 %%tc.k\n  %%tr.p = add i64 %%tr, %lld\n", pitch);
+  ixj__text_put(b, "  %%tr.n = select i1 %%t.wrap, i64 %%tr.p, i64 %%tr\n  %%tj.n = add i64 %%tj, 1\n");
+  ixj__text_put(b, "  %%t.more = icmp ult i64 %%tj.n, %d\n  br i1 %%t.more, label %%ptl, label %%pper\n\npper:\n", lines);
+  ixj__text_put(b, "  %%pq = phi i64 [ %%q, %%ptl ], [ %%pq.n, %%plast ]\n  %%ps = phi i64 [ %%srow, %%ptl ], [ %%ps.n, %%plast ]\n");
+  ixj__text_put(b, "  %%pq.room = sub i64 %%end, %%pq\n  %%pq.fits = icmp sge i64 %%pq.room, %lld\n", span);
+  ixj__text_put(b, "  br i1 %%pq.fits, label %%pbeg, label %%step\n\npbeg:\n");
+  ixj__text_put(b, "  %%pdq = add i64 %%pq, %lld\n  %%pd0 = getelementptr %s, ptr %%bp.0, i64 %%pdq\n", (long long)dst->head_offset, t);
+  ixj__text_put(b, "  %%psb = getelementptr %s, ptr %%bp.1, i64 %%ps\n  br label %%pline\n\npline:\n", t);
+  ixj__text_put(b, "  %%pj = phi i64 [ 0, %%pbeg ], [ %%pj.n, %%pline ]\n");
+  ixj__text_put(b, "  %%pj.p1 = getelementptr [%d x i64], ptr %%pt.o1, i64 0, i64 %%pj\n  %%pj.o1 = load i64, ptr %%pj.p1\n", lines);
+  ixj__text_put(b, "  %%pj.p2 = getelementptr [%d x i64], ptr %%pt.o2, i64 0, i64 %%pj\n  %%pj.o2 = load i64, ptr %%pj.p2\n", lines);
+  ixj__text_put(b, "  %%pj.p3 = getelementptr [%d x i%d], ptr %%pt.mk, i64 0, i64 %%pj\n  %%pj.mk = load i%d, ptr %%pj.p3\n", lines, L, L);
+  ixj__text_put(b, "  %%pa1 = getelementptr %s, ptr %%psb, i64 %%pj.o1\n", t);
+  if (p->source_prefetch) emit_source_prefetch(b, "pa1", p->source_prefetch);
+  ixj__text_put(b, "  %%pl1 = load <%d x %s>, ptr %%pa1, align 1, !alias.scope !%d, !noalias !%d\n", L, t, MD_SRC_LIST, MD_DST_LIST);
+  ixj__text_put(b, "  %%pa2 = getelementptr %s, ptr %%psb, i64 %%pj.o2\n  %%pm = bitcast i%d %%pj.mk to <%d x i1>\n", t, L, L);
+  emit_masked_load(b, e, "%pv", "%pa2", "%pm", "%pl1");
+  ixj__text_put(b, "  %%pdo = mul i64 %%pj, %d\n  %%pdp = getelementptr %s, ptr %%pd0, i64 %%pdo\n", L, t);
+  ixj__text_put(b, "  store <%d x %s> %%pv, ptr %%pdp, align 64", L, t);
+  if (p->nontemporal) ixj__text_put(b, ", !nontemporal !%d", MD_NONTEMPORAL);
+  ixj__text_put(b, ", !alias.scope !%d, !noalias !%d\n", MD_DST_LIST, MD_SRC_LIST);
+  ixj__text_put(b, "  %%pj.n = add i64 %%pj, 1\n  %%pl.more = icmp ult i64 %%pj.n, %d\n  br i1 %%pl.more, label %%pline, label %%plast\n\nplast:\n", lines);
+  ixj__text_put(b, "  %%pq.n = add i64 %%pq, %lld\n  %%ps.n = add i64 %%ps, %lld\n  br label %%pper\n\nbody:\n", span, rows * pitch);
+}
+
 static ixj_status emit_packed_rows(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
@@ -761,14 +827,21 @@ static ixj_status emit_packed_rows(emitter *e, const char *kname, const char *si
   const char *widen = e->lw.index == IPROG_U32 ? "zext i32" : "add i64"; /* the digits as i64 */
   const char *to = e->lw.index == IPROG_U32 ? " to i64" : ", 0";
   ixj__text_put(&setup, "  %%r0 = %s %s%s\n  %%c0 = %s %s%s\n", widen, r0.s, to, widen, c0.s, to);
+  int period = p->packed_period;
+  if (period)
+    ixj__text_put(&setup, "  %%pt.o1 = alloca [%d x i64]\n  %%pt.o2 = alloca [%d x i64]\n  %%pt.mk = alloca [%d x i%d]\n", period, period,
+                  period, lanes);
   ixj__text_put(&setup, "  %%srow.m = mul i64 %%r0, %lld\n  %%srow0 = add i64 %%srow.m, %lld\n  br label %%step\n", pitch,
                 (long long)src->head_offset);
 
   text *b = &steps;
-  ixj__text_put(b, "step:\n  %%q = phi i64 [ %%begin, %%entry ], [ %%q.next, %%stored ]\n");
-  ixj__text_put(b, "  %%c = phi i64 [ %%c0, %%entry ], [ %%c.next, %%stored ]\n");
-  ixj__text_put(b, "  %%srow = phi i64 [ %%srow0, %%entry ], [ %%srow.next, %%stored ]\n");
-  ixj__text_put(b, "  %%more = icmp slt i64 %%q, %%end\n  br i1 %%more, label %%body, label %%exit\n\nbody:\n");
+  const char *from_period = period ? ", [ %pq, %pper ]" : "";
+  ixj__text_put(b, "step:\n  %%q = phi i64 [ %%begin, %%entry ], [ %%q.next, %%stored ]%s\n", from_period);
+  ixj__text_put(b, "  %%c = phi i64 [ %%c0, %%entry ], [ %%c.next, %%stored ]%s\n", period ? ", [ %c, %pper ]" : "");
+  ixj__text_put(b, "  %%srow = phi i64 [ %%srow0, %%entry ], [ %%srow.next, %%stored ]%s\n", period ? ", [ %ps, %pper ]" : "");
+  ixj__text_put(b, "  %%more = icmp slt i64 %%q, %%end\n  br i1 %%more, label %%%s, label %%exit\n\n", period ? "pcheck" : "body");
+  if (period) emit_packed_period(e, b, period);
+  else ixj__text_put(b, "body:\n");
   /* the destination vector at q: k lanes, to the line's end (a whole line where q is on one) */
   ixj__text_put(b, "  %%dq = add i64 %%q, %lld\n  %%dp = getelementptr %s, ptr %%bp.0, i64 %%dq\n", (long long)dst->head_offset, t);
   ixj__text_put(b, "  %%da = ptrtoint ptr %%dp to i64\n  %%doff = and i64 %%da, 63\n  %%dbytes = sub i64 64, %%doff\n");

@@ -562,11 +562,42 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
  * by row, 0.84-0.86 / 0.83-0.85 / 0.86-0.92 packed; of 40 / 100 / 250
  * doubles: 1.03-1.04 / 0.63-0.81 / 0.98-1.00 against 0.83-0.84 / 0.84-0.90 /
  * 0.88-0.90). */
+/* PACKED_PERIOD_MAX_LINES: packed rows whose lines repeat within this many
+ * (the rows' length n and the vector's L lanes: lcm(n, L) / L lines, L /
+ * gcd(n, L) rows) walk the destination's lines from a table (plan.
+ * packed_period, emit_packed_period in gen/emit_llvm.c): each line two whole
+ * loads, a blend and a store (11 instructions), where the masked walk takes
+ * about 45 and two branches. Their source pitch must be n or more (a line's
+ * whole first load reaches into the gap after its row), and a period's rows
+ * must fit in the copy. The table is 24 bytes a line on the stack (6 KiB at most). On the
+ * Intel VM (round 30, an environment switch alternated twice, ixjit / the
+ * ceiling, 1 / 2 threads): rows of 100 bytes from a pitch of 128 (25 lines,
+ * `rows_short_e1`) 0.78-0.79 / 0.69-0.73 -> 0.89-0.90 / 0.83-0.88, of 24
+ * floats 0.75-0.77 / 0.59-0.71 -> 0.86-0.87 / 0.74-0.82, of 101 bytes (101
+ * lines) 0.77-0.79 / 0.68-0.76 -> 0.81-0.87 / 0.73-0.83; rows of 1000 bytes
+ * (125 lines) and 500 halves the same (0.96-1.00). Zen 4 not measured. */
+#define PACKED_PERIOD_MAX_LINES 256
+static int64_t gcd_i64(int64_t a, int64_t b) {
+  while (b) {
+    int64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+static int packed_period(const ixj_plan *p) {
+  int64_t n = (int64_t)p->shape[1], lanes = p->row_lanes, pitch = p->operand[1].stride[0];
+  if (!p->packed_rows || pitch < n) return 0;
+  int64_t g = gcd_i64(n, lanes), lines = n / g, rows = lanes / g;
+  return lines <= PACKED_PERIOD_MAX_LINES && (int64_t)p->shape[0] > rows ? (int)lines : 0;
+}
+
 static void choose_packed_rows(ixj_plan *p) {
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   if (p->strategy != PLAN_INNER_CONTIGUOUS || !p->masked_ends || p->op != IXJ_OP_COPY || p->rank != 2) return;
   if (dst->stride[0] != p->shape[1] || dst->rotate[0] || src->rotate[0] || p->shape[1] < p->row_lanes) return;
   if (p->elem_size <= 2 || p->shape[1] < 2 * p->row_lanes) p->packed_rows = 1;
+  p->packed_period = packed_period(p);
 }
 
 /* Masked stores are plain stores: there are no masked streaming ones. Among
@@ -2155,6 +2186,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
   out->masked_ends = cat->part[k].masked_ends;
   out->row_group = cat->part[k].row_group;
   out->packed_rows = cat->part[k].packed_rows;
+  out->packed_period = packed_period(out);
   intel_row_prefetch(out, &r);
   IXJ_ASSERT(err, out->work_units == cat->part[k].work_units && (out->strategy == PLAN_MEMCPY) == (cat->part[k].memcpy != 0) &&
                       out->source_major == cat->part[k].source_major);
@@ -2221,9 +2253,9 @@ size_t ixj__plan_signature(const ixj_plan *p, const char *target, char *buf, siz
           target, op_name(p->op), p->elem_size, ixj__plan_strategy_name(p->strategy), p->index_bits, p->vector_elems,
           p->nontemporal, p->tile, p->micro);
   ixj__textbuf_put(&b, " aligned=%d b_inner=%d a_inner=%d zip=%d unzip=%d stack=%d staged=%d gather=%d tile_a=%d span=%d row_flush=%d"
-                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d masked_ends=%d packed=%d runs=%d row_group=%d source_prefetch=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
+                   " super=%dx%d prefetch=%d store_pitch=%d row_lanes=%d masked_ends=%d packed=%d period=%d runs=%d row_group=%d source_prefetch=%d asm=%d axis=%d", p->dst_aligned, p->b_inner, p->a_inner,
                    p->zip, p->unzip, p->stack, p->staged, p->gather, p->tile_a, p->span, p->row_flush, p->super_a, p->super_b, p->prefetch, p->store_pitch,
-                   p->row_lanes, p->masked_ends, p->packed_rows, p->chain_runs, p->row_group, p->source_prefetch, p->asm_regs, p->cat_axis);
+                   p->row_lanes, p->masked_ends, p->packed_rows, p->packed_period, p->chain_runs, p->row_group, p->source_prefetch, p->asm_regs, p->cat_axis);
   sig_list(&b, "shape", p->rank, p->shape);
   if (p->strategy == PLAN_CAT_PARTS)
     ixj__textbuf_put(&b, " part_vector_bytes=%d part_zen=%d", p->part_vector_bytes, p->part_zen);

@@ -110,6 +110,10 @@ typedef struct ixj_plan {
                        all on vectors) lie back to back in the destination: the kernel walks the
                        destination's vectors, each loaded from the one or two rows it holds (row_lanes
                        lanes, masked) */
+  int packed_period; /* packed_rows whose source pitch is n or more (n the row's elements) and whose lines repeat
+                       their rows' pieces every few lines (lcm(n, row_lanes) / row_lanes of them, 256 at most):
+                       that many lines, which the kernel walks from a table of each line's two loads, whole
+                       vectors (emit_packed_period in gen/emit_llvm.c); 0: none */
   int source_prefetch; /* CPU copy of rows on an Intel AVX-512 host, streamed, by vectors (vector_elems, row_lanes
                        or chain_runs) whose source rows (runs) are read forward or backward one element a
                        step: each vector load (a packed_rows step's first load) asks for the source this

@@ -1234,6 +1234,117 @@ static void unaligned_rows(void **state) {
     for (int vb = 32; vb <= 64; vb += 32) check(IXJ_OP_FILL, e, 0, long_fill, 0, NULL, vb, 1, 0, "inner_contiguous");
 }
 
+/* Packed rows whose lines repeat every few lines walk them from a table
+ * (plan.packed_period; packed_period in gen/plan.c, emit_packed_period in
+ * gen/emit_llvm.c): the period's length for bytes, halves, floats and
+ * doubles, none where it is longer than 256 lines, where the copy has no
+ * more rows than it, where source rows overlap (pitch below the
+ * row) or run backwards; then each against the reference, in chunks that
+ * start mid-row, the destination on and off lines, streamed or not (the
+ * sources end at an unmapped page, so a whole load past the last row would
+ * fault), and a cat whose parts take periods. */
+/* The copy of dst_text <- src_text (packed rows with a period) started at
+ * every point of its last rows: [b, end) and then [0, b), so that the last
+ * period the walk can take starts at every column and row there (the source
+ * ends at an unmapped page: a load past its last row faults, and the guard
+ * bytes catch a store past the destination's end). */
+static void packed_period_every_start(const char *dst_text, const char *src_text, size_t elem, size_t misalign) {
+  ixj_ixfun *dst = parse_ok(dst_text), *src = parse_ok(src_text);
+  buffer s, d, want;
+  make_fenced_buffer(&s, src, elem, 3);
+  make_buffer(&d, dst, elem, 1, misalign);
+  make_buffer(&want, dst, elem, 1, misalign);
+  ixj_error err;
+  assert_int_equal(ixj_reference_copy(&want.op, &s.op, elem, &err), IXJ_OK);
+  const void *ptrs[2] = {d.op.data, s.op.data};
+  const ixj_ixfun *srcs[1] = {src};
+  plan_request req = {.op = IXJ_OP_COPY, .elem_size = elem, .dst = dst, .num_srcs = 1, .srcs = srcs, .pointers = ptrs,
+                      .last_level_cache = 1, .cpu_vector_bytes = 64, .cpu_asm_regs = 32};
+  ixj_plan *p = malloc(sizeof *p);
+  assert_int_equal(ixj__plan_build(&req, p, &err), IXJ_OK);
+  assert_true(p->packed_period > 0);
+  char name[32], *ir = NULL;
+  void *obj;
+  size_t size;
+  ixj_kernel_fn fn;
+  snprintf(name, sizeof name, "k%d", kernels++);
+  assert_int_equal(ixj__emit_llvm(p, name, "test", &ir, &err), IXJ_OK);
+  assert_int_equal(ixj__jit_llvm_object(jit, ir, &obj, &size, &err), IXJ_OK);
+  assert_int_equal(ixj__jit_llvm_link(jit, obj, size, name, &fn, &err), IXJ_OK);
+  int64_t offs[2] = {p->operand[0].runtime_offset, p->operand[1].runtime_offset}, n = p->shape[1];
+  int64_t rows = (int64_t)p->packed_period * p->row_lanes / n, end = (int64_t)p->work_units;
+  int64_t from = end - (2 * rows + 2) * n > 0 ? end - (2 * rows + 2) * n : 0; /* two periods or more from b */
+  size_t total = GUARD + d.bytes + misalign + GUARD;
+  for (int64_t b = from; b < end; b++) {
+    memset(d.op.data, 0, d.bytes);
+    fn(ptrs, offs, b, end);
+    fn(ptrs, offs, 0, b);
+    if (memcmp(d.mem, want.mem, total))
+      fail_msg("%s <- %s (elem %zu, misaligned by %zu): started at %lld, the destination differs", dst_text, src_text, elem, misalign,
+               (long long)b);
+  }
+  free(obj);
+  free(ir);
+  free(p);
+  free(d.mem);
+  free(want.mem);
+  free_buffer(&s);
+  ixj_ixfun_free(dst);
+  ixj_ixfun_free(src);
+}
+
+static void packed_period(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    size_t elem;
+    int period; /* 64-byte vectors */
+  } cases[] = {{"iota 40 100", "iota 40 128 | slice : 1:101", 1, 25},   /* 16 rows of 100 bytes in 25 lines */
+               {"iota 17 100", "iota 17 128 | slice : 1:101", 1, 25},   /* the period's rows and one more */
+               {"iota 16 100", "iota 16 128 | slice : 1:101", 1, 0},    /* one row fewer */
+               {"iota 40 20", "iota 40 27 | slice : 3:23", 4, 5},       /* floats: 4 rows in 5 lines */
+               {"iota 40 12", "iota 40 17 | slice : 2:14", 8, 3},       /* doubles: 2 rows in 3 lines */
+               {"iota 33 700", "iota 33 777 | slice : 7:707", 1, 175},  /* bytes */
+               {"iota 33 700", "iota 33 777 | slice : 7:707", 2, 175},  /* halves: 8 rows in 175 lines */
+               {"iota 70 255", "iota 70 300 | slice : 1:256", 1, 255},  /* 64 rows in 255 lines */
+               {"iota 70 257", "iota 70 300 | slice : 1:258", 1, 0},    /* 257 lines */
+               {"iota 40 100", "strided shape=40,100 strides=50,1", 1, 0}, /* rows overlap */
+               {"iota 40 100", "iota 40 128 | slice ::-1 1:101", 1, 0}};  /* rows backwards */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, cases[c].elem, 64, 0, 1, NULL);
+    char *ir = NULL;
+    assert_int_equal(p->strategy, PLAN_INNER_CONTIGUOUS);
+    assert_int_equal(p->packed_rows, 1);
+    if (p->packed_period != cases[c].period) fail_msg("case %zu: period %d, expected %d", c, p->packed_period, cases[c].period);
+    assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
+    assert_int_equal(strstr(ir, "\npline:\n") != NULL, cases[c].period != 0);
+    free(ir);
+    free(p);
+    copy_all_ways(cases[c].elem, cases[c].dst, cases[c].src, "inner_contiguous");
+    if (cases[c].period)
+      for (size_t mis = 0; mis <= cases[c].elem; mis += cases[c].elem) packed_period_every_start(cases[c].dst, cases[c].src, cases[c].elem, mis);
+  }
+  /* a cat of two such inputs along axis 0: each part's rows back to back, each with its period */
+  static const char *inputs[] = {"iota 30 128 | slice : 1:101", "iota 25 110 | slice : 5:105"};
+  ixj_ixfun *d = parse_ok("iota 55 100"), *s[2] = {parse_ok(inputs[0]), parse_ok(inputs[1])};
+  plan_request req = {.op = IXJ_OP_CAT, .elem_size = 1, .dst = d, .num_srcs = 2, .srcs = (const ixj_ixfun *const *)s,
+                      .last_level_cache = 1, .cpu_vector_bytes = 64, .cpu_asm_regs = 32};
+  ixj_plan *p = malloc(sizeof *p), *part = malloc(sizeof *part);
+  assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
+  assert_int_equal(p->strategy, PLAN_CAT_PARTS);
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(ixj__plan_part(p, k, part, NULL), IXJ_OK);
+    assert_int_equal(part->packed_period, 25);
+  }
+  free(part);
+  free(p);
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s[0]);
+  ixj_ixfun_free(s[1]);
+  for (int stream = 0; stream < 2; stream++)
+    for (size_t mis = 0; mis <= 1; mis++) check(IXJ_OP_CAT, 1, 0, "iota 55 100", 2, inputs, 64, (size_t)stream, mis, "cat_parts");
+}
+
 /* Rotated copies (split_boxes in gen/plan.c): planned as the cat of the
  * unrotated boxes between the places where the rotations wrap, wherever the
  * copy without its rotations leaves the element loop: transposes rotated
@@ -2367,7 +2478,7 @@ int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
-                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(row_source_prefetch), cmocka_unit_test(fill_orders),
+                                     cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(packed_period), cmocka_unit_test(row_source_prefetch), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles), cmocka_unit_test(continued_rows_prefetch),
                                      cmocka_unit_test(zen_by_cpu),
