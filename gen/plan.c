@@ -1528,15 +1528,20 @@ static bool back_to_back_rows(const ixj_plan *p, int64_t ta) {
  * 0.70-0.73 / 0.75-0.76 -> 0.80-0.83 / 0.87-0.94, NHWC -> NCHW of 32 x 128
  * x 128 x 64 0.85-0.86 / 0.83-0.86 -> 1.10 / 1.03-1.08. Not the others
  * (stacked, source rows spread): 4000 x 4032 1.11-1.12 / 1.09-1.12 ->
- * 0.80-0.91 / 0.99-1.00, `t2d_e2` the same. */
+ * 0.80-0.91 / 0.99-1.00, `t2d_e2` the same. Since round 30 staged tiles
+ * in whole blocks (crowded rows into destination rows off lines) too, whose
+ * halo is then a third of their blocks where it was half: 4096 x 4095 halves
+ * from a 4096^2 transpose (`slice_t_e2_crowd`) 0.45-0.52 / 0.47-0.51 ->
+ * 0.58-0.61 / 0.60-0.61 (128 or 256 rows, 64 along b, a prefetch into L2
+ * or two tiles ahead: 0.39-0.57); staged short rows are not measured. */
 static bool intel_half_rows(const ixj_plan *p, const plan_request *req) {
-  if (!intel_avx512(req) || p->strategy != PLAN_TILED || !p->nontemporal || p->elem_size != 2 || p->staged || p->tile_a ||
-      p->a_inner || p->b_inner || p->zip || p->unzip)
+  if (!intel_avx512(req) || p->strategy != PLAN_TILED || !p->nontemporal || p->elem_size != 2 || p->tile_a || p->a_inner ||
+      p->b_inner || p->zip || p->unzip)
     return false;
   bool whole_blocks = p->micro * (int)p->elem_size == 64 && !p->stack;
   bool short_rows = source_rows_back_to_back(p) && /* a row of tiles reads one run */
                     ixj__plan_tile_b_extent(p) <= SEQUENTIAL_RUN_BYTES / INTEL_HALF_ROWS / (int64_t)p->elem_size;
-  return whole_blocks || short_rows;
+  return whole_blocks || (short_rows && !p->staged);
 }
 
 /* ... within SEQUENTIAL_RUN_BYTES a run, or a long one (zen_long_sequential_rows) */

@@ -1955,27 +1955,31 @@ static void zen_tile_shapes(void **state) {
   zen_rules = 0;
 }
 
-/* On Intel's rules (AVX-512, not Zen), streamed 2-byte tiles that do not
- * stage read 64 source rows (INTEL_HALF_ROWS) where their rows crowd one L1
- * set (whole 64-byte blocks) or are short and back to back; not where they
- * spread, nor with AVX2. Then the kernels against the reference (edges along
- * a and b, batches). */
+/* On Intel's rules (AVX-512, not Zen), streamed 2-byte tiles read 64
+ * source rows (INTEL_HALF_ROWS) where their rows crowd one L1 set (whole
+ * 64-byte blocks; staged too) or are short and back to back (not staged);
+ * not where they spread, nor with AVX2. Then the kernels against the
+ * reference (edges along a and b, batches, a staged destination). */
 static void intel_half_tiles(void **state) {
   (void)state;
   static const struct {
     const char *dst, *src;
     int rows; /* Intel's tile_a with AVX-512 */
-  } cases[] = {{"iota 256 320", "iota 320 4096 | slice : :256 | permute 1 0", 64}, /* source rows 8 KiB apart */
-               {"iota 200 320", "iota 320 4096 | slice : :200 | permute 1 0", 64}, /* the same, b cut short */
-               {"iota 4 64 320", "iota 4 320 64 | permute 0 2 1", 64},              /* 128-byte rows back to back */
-               {"iota 256 384", "iota 384 256 | permute 1 0", 0}};                  /* 512-byte rows: 32 KiB a row of tiles */
+    int staged;
+  } cases[] = {{"iota 256 320", "iota 320 4096 | slice : :256 | permute 1 0", 64, 0}, /* source rows 8 KiB apart */
+               {"iota 200 320", "iota 320 4096 | slice : :200 | permute 1 0", 64, 0}, /* the same, b cut short */
+               {"iota 4 64 320", "iota 4 320 64 | permute 0 2 1", 64, 0},              /* 128-byte rows back to back */
+               {"iota 256 384", "iota 384 256 | permute 1 0", 0, 0},                   /* 512-byte rows: 32 KiB a row of tiles */
+               /* crowded rows into destination rows off lines (a 4096^2 transpose sliced: `slice_t_e2_crowd`) */
+               {"iota 256 639", "iota 640 4096 | slice : :256 | permute 1 0 | slice : 1:", 64, 1}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     for (int vb = 32; vb <= 64; vb += 32) {
       ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 2, vb, 0, 1, NULL);
       assert_int_equal(p->strategy, PLAN_TILED);
-      assert_true(p->nontemporal && !p->staged);
-      if (p->tile_a != (vb == 64 ? cases[c].rows : 0))
-        fail_msg("%s <- %s (%d-byte vectors): tile_a %d", cases[c].dst, cases[c].src, vb, p->tile_a);
+      assert_true(p->nontemporal);
+      assert_int_equal(p->staged != 0, cases[c].staged);
+      int want = vb == 64 ? cases[c].rows : cases[c].staged ? 4 * p->tile : 0; /* AVX2's staged halves: four tiles wide */
+      if (p->tile_a != want) fail_msg("%s <- %s (%d-byte vectors): tile_a %d", cases[c].dst, cases[c].src, vb, p->tile_a);
       free(p);
     }
     copy_all_ways(2, cases[c].dst, cases[c].src, "tiled");
