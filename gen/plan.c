@@ -775,6 +775,51 @@ static int64_t tile_dst_run_bytes(const ixj_plan *p) {
   return run * (int64_t)p->elem_size;
 }
 
+/* INTEL_ROW_QUADS: on the Intel AVX-512 VM (round 30) rows walked in the
+ * source's order (walk_rows_source_major) wrote each row where it lies in
+ * the destination, one row a step: rows of a line or two each went to a
+ * different page, where streaming stores of single lines run slowly
+ * (docs/cpu-path.md, round 23's harness: 14 GB/s against 24-25 for two lines
+ * back to back). Now, for rows of at most INTEL_ROW_QUAD_MAX_BYTES, the dim
+ * that steps the destination by one row is split, and its inner 4 (or 2,
+ * where 4 does not divide it) rows go innermost among the outer dims: each
+ * step of the source's walk moves 4 rows from 4 source streams into one run
+ * of the destination. An environment switch, two alternations, ixjit / the
+ * ceiling, 1 / 2 threads: the (1, 0, 2) permute of 1024 x 1024 x 16 floats
+ * (64-byte rows) 0.78-0.79 / 0.74-0.75 -> 0.98-1.00 / 0.87-0.98, of 8
+ * doubles 0.77 -> 1.01-1.03 / 0.94-1.01, of 64 bytes 0.78 / 0.75-0.78 ->
+ * 0.95-0.97 / 0.97-0.98, with 128-byte rows 0.98-0.99 / 0.91-0.97 ->
+ * 1.07-1.08 / 1.06-1.09, 256-byte rows 1.02-1.05 / 0.96 -> 1.11-1.13 /
+ * 1.04-1.06, the (0, 2, 1, 3) permute of 16 x 256 x 256 x 16 floats
+ * 0.79-0.80 / 0.75-0.76 -> 0.91-0.93 / 0.83-0.91, 1022 x 1023 x 16 (pairs)
+ * 0.73 / 0.70-0.71 -> 0.89-0.91 / 0.79-0.92; 4 KiB rows the same (0.99 /
+ * 0.93-0.97 -> 0.94-0.98 / 0.88-0.96), so not those; groups of 8: as 4. */
+#define INTEL_ROW_QUAD_MAX_BYTES 1024
+static void intel_row_quads(ixj_plan *p, const plan_request *req) {
+  int rows = p->rank - 1;
+  if (!intel_avx512(req) || !p->source_major || p->rank >= IXJ_MAX_RANK ||
+      (uint64_t)p->shape[rows] * p->elem_size > INTEL_ROW_QUAD_MAX_BYTES)
+    return;
+  for (int d = 0; d < rows - 1; d++) {
+    int64_t k = p->shape[d] % 4 == 0 ? 4 : p->shape[d] % 2 == 0 ? 2 : 1;
+    if (p->operand[0].stride[d] != p->shape[rows] || k == 1) continue;
+    /* dim d becomes d / k in place and d % k just before the row */
+    for (int o = 0; o < p->num_operands; o++) {
+      plan_operand *x = &p->operand[o];
+      x->stride[rows + 1] = x->stride[rows];
+      x->rotate[rows + 1] = x->rotate[rows];
+      x->stride[rows] = x->stride[d];
+      x->rotate[rows] = 0; /* the walk is source-major only without rotations */
+      x->stride[d] *= k;
+    }
+    p->shape[rows + 1] = p->shape[rows];
+    p->shape[rows] = k;
+    p->shape[d] /= k;
+    p->rank++;
+    return;
+  }
+}
+
 /* A streamed copy of contiguous rows walks them in the source's order, not
  * the destination's, where the destination's rows are whole lines on line
  * boundaries: the source is then read as one stream, and the destination
@@ -803,6 +848,7 @@ static void source_major_rows(ixj_plan *p, const plan_request *req) {
   for (int j = 0; j < rows; j++)
     if (dst->rotate[j] || src->rotate[j] || src->stride[j] <= 0) return;
   walk_rows_source_major(p);
+  intel_row_quads(p, req);
 }
 
 /* The same for the dims outside a streamed transpose's tiles: tiles follow
@@ -2177,7 +2223,10 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
   out->vector_elems = cat->part[k].vector_elems;
   out->dst_aligned = cat->part[k].dst_aligned;
   out->nontemporal = cat->part[k].nontemporal;
-  if (cat->part[k].source_major) walk_rows_source_major(out); /* streamed contiguous rows in the source's order */
+  if (cat->part[k].source_major) { /* streamed contiguous rows in the source's order */
+    walk_rows_source_major(out);
+    intel_row_quads(out, &r);
+  }
   if (out->strategy == PLAN_TILED) { /* staging, the tiles' order and the walk as planned with them */
     stage_tiles(out, &r);
     source_major_tiles(out, &r);

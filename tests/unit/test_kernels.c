@@ -655,8 +655,8 @@ static void source_major(void **state) {
   } cases[] = {{"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 1, 0, 1, 0},
                {"iota 2 4 8 64", "iota 2 8 4 64 | permute 0 2 1 3", 1, 1, 0, 1, 0},
                {"iota 4 3 5 64", "iota 5 4 3 64 | permute 1 2 0 3", 1, 1, 0, 1, 0},
-               {"iota 4 16 256", "iota 16 4 256 | permute 1 0 2", 0, 1, 0, 1, 0},             /* Intel: the next row a page on */
-               {"iota 4 16 256", "iota 16 4 256 | permute 1 0 2", 0, 1, 0, 0, 1},          /* Intel with AVX2 */
+               {"iota 4 16 512", "iota 16 4 512 | permute 1 0 2", 0, 1, 0, 1, 0},             /* Intel: the next row a page on */
+               {"iota 4 16 512", "iota 16 4 512 | permute 1 0 2", 0, 1, 0, 0, 1},          /* Intel with AVX2 */
                {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 0, 1, 0, 0, 0},               /* Intel: 2 KiB on */
                {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 0, 0, 0, 0},               /* in cache */
                {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 1, 1, 0, 0},               /* destination off lines */
@@ -780,6 +780,73 @@ static void cat_parts_as_copies(void **state) {
     for (size_t mis = 0; mis <= cases[c].elem; mis += cases[c].elem)
       check(IXJ_OP_CAT, cases[c].elem, cases[c].axis, cases[c].dst, 2, cases[c].src, 64, 1, mis, "cat_parts");
   zen_rules = 0;
+}
+
+/* On Intel's rules (AVX-512), rows of at most 1 KiB walked in the source's
+ * order move 4 at a time into one run of the destination (intel_row_quads in
+ * gen/plan.c: the dim that steps the destination by a row split, its inner 4
+ * rows, or 2 where 4 does not divide it, innermost among the outer dims):
+ * the plans' dims and strides, none for an odd extent, longer rows, Zen's
+ * rules or AVX2; a cat whose part takes them, rebuilt as its copy; the
+ * kernels against the reference. */
+static void intel_row_quads(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    int zen, vb;
+    int64_t shape[4]; /* the split plan's; {0}: not split */
+  } cases[] = {{"iota 64 32 16", "iota 32 64 16 | permute 1 0 2", 0, 64, {8, 64, 4, 16}},    /* 64-byte rows */
+               {"iota 64 30 16", "iota 30 64 16 | permute 1 0 2", 0, 64, {15, 64, 2, 16}},   /* pairs */
+               {"iota 64 31 16", "iota 31 64 16 | permute 1 0 2", 0, 64, {0}},               /* an odd extent */
+               {"iota 8 16 256", "iota 16 8 256 | permute 1 0 2", 0, 64, {4, 8, 4, 256}},    /* 1 KiB rows */
+               {"iota 4 16 512", "iota 16 4 512 | permute 1 0 2", 0, 64, {0}},               /* 2 KiB rows */
+               {"iota 64 32 16", "iota 32 64 16 | permute 1 0 2", 1, 64, {0}},               /* Zen's rules */
+               {"iota 64 32 16", "iota 32 64 16 | permute 1 0 2", 0, 32, {0}}};              /* AVX2 */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 4, cases[c].vb, cases[c].zen, 1, NULL);
+    assert_int_equal(p->strategy, PLAN_INNER_CONTIGUOUS);
+    if (!cases[c].shape[0]) {
+      assert_int_equal(p->rank, 3);
+    } else {
+      int64_t k = cases[c].shape[2], row = cases[c].shape[3];
+      assert_int_equal(p->rank, 4);
+      for (int j = 0; j < 4; j++) assert_int_equal(p->shape[j], cases[c].shape[j]);
+      /* the inner k rows: one run of the destination, k source rows apart; the outer part k times that */
+      assert_int_equal(p->operand[0].stride[2], row);
+      assert_int_equal(p->operand[0].stride[0], k * row);
+      assert_int_equal(p->operand[1].stride[0], k * p->operand[1].stride[2]);
+      assert_int_equal(p->operand[1].stride[1], row); /* the source's rows back to back: its walk */
+    }
+    free(p);
+    if (cases[c].zen == 0 && cases[c].vb == 64)
+      for (size_t e = 1; e <= 16; e *= 4) copy_all_ways(e, cases[c].dst, cases[c].src, "inner_contiguous");
+  }
+  /* a cat along axis 1 of two such inputs: each part splits as its copy does */
+  static const char *inputs[2] = {"iota 32 64 16 | permute 1 0 2", "iota 32 64 16 | permute 1 0 2"};
+  ixj_ixfun *d = parse_ok("iota 64 64 16"), *s[2] = {parse_ok(inputs[0]), parse_ok(inputs[1])};
+  plan_request req = {.op = IXJ_OP_CAT, .elem_size = 4, .dst = d, .num_srcs = 2, .srcs = (const ixj_ixfun *const *)s,
+                      .cat_axis = 1, .last_level_cache = 1, .cpu_vector_bytes = 64}; /* as copy_plan's */
+  ixj_plan *cat = malloc(sizeof *cat), *part = malloc(sizeof *part);
+  assert_int_equal(ixj__plan_build(&req, cat, NULL), IXJ_OK);
+  assert_int_equal(cat->strategy, PLAN_CAT_PARTS);
+  for (int k = 0; k < 2; k++) {
+    char dst_text[64], want[4096], got[4096];
+    snprintf(dst_text, sizeof dst_text, "iota 64 64 16 | slice : %d:%d", 32 * k, 32 * k + 32);
+    ixj_plan *copy = copy_plan(dst_text, inputs[k], 4, 64, 0, 1, NULL);
+    assert_int_equal(ixj__plan_part(cat, k, part, NULL), IXJ_OK);
+    assert_int_equal(part->rank, 4);
+    sig_without_offsets(copy, want, sizeof want);
+    sig_without_offsets(part, got, sizeof got);
+    if (strcmp(want, got)) fail_msg("part %d:\n  as a copy: %s\n  rebuilt:   %s", k, want, got);
+    free(copy);
+  }
+  free(cat);
+  free(part);
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s[0]);
+  ixj_ixfun_free(s[1]);
+  for (size_t e = 1; e <= 16; e *= 4)
+    for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_CAT, e, 1, "iota 64 64 16", 2, inputs, 64, 1, mis, "cat_parts");
 }
 
 #ifndef RANDOM_TILED_CASES
@@ -2481,7 +2548,7 @@ static void stream_thresholds(void **state) {
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
-                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
+                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(intel_row_quads), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(packed_period), cmocka_unit_test(row_source_prefetch), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles), cmocka_unit_test(continued_rows_prefetch),
