@@ -575,7 +575,10 @@ static void choose_row_lanes(ixj_plan *p, const plan_request *req) {
  * `rows_short_e1`) 0.78-0.79 / 0.69-0.73 -> 0.89-0.90 / 0.83-0.88, of 24
  * floats 0.75-0.77 / 0.59-0.71 -> 0.86-0.87 / 0.74-0.82, of 101 bytes (101
  * lines) 0.77-0.79 / 0.68-0.76 -> 0.81-0.87 / 0.73-0.83; rows of 1000 bytes
- * (125 lines) and 500 halves the same (0.96-1.00). Zen 4 not measured. */
+ * (125 lines) and 500 halves the same or a little faster (0.92-1.01 ->
+ * 0.95-1.04). Longer 4- and 8-byte rows lost on the table (100 floats
+ * 0.79-0.83 -> 0.67-0.74) and keep theirs (choose_packed_rows). Zen 4 not
+ * measured. */
 #define PACKED_PERIOD_MAX_LINES 256
 static int64_t gcd_i64(int64_t a, int64_t b) {
   while (b) {

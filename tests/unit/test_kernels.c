@@ -637,6 +637,30 @@ static ixj_plan *copy_plan(const char *dst, const char *src, size_t elem, int ve
   return p;
 }
 
+/* The two parts of the streamed cat of inputs[0] and inputs[1] into dst
+ * along axis, planned for an AVX-512 host by Intel's rules (asm_regs as the
+ * request's), as ixj__plan_part rebuilds them for emission. The caller
+ * frees both. */
+static void cat2_parts(const char *dst, const char *const *inputs, size_t elem, int axis, int asm_regs, ixj_plan *part[2]) {
+  ixj_ixfun *d = parse_ok(dst), *s[2] = {parse_ok(inputs[0]), parse_ok(inputs[1])};
+  plan_request req = {.op = IXJ_OP_CAT, .elem_size = elem, .dst = d, .num_srcs = 2, .srcs = (const ixj_ixfun *const *)s,
+                      .cat_axis = axis, .last_level_cache = 1, .cpu_vector_bytes = 64, .cpu_asm_regs = asm_regs};
+  ixj_plan *cat = malloc(sizeof *cat);
+  assert_non_null(cat);
+  assert_int_equal(ixj__plan_build(&req, cat, NULL), IXJ_OK);
+  assert_int_equal(cat->strategy, PLAN_CAT_PARTS);
+  assert_int_equal(cat->num_parts, 2);
+  for (int k = 0; k < 2; k++) {
+    part[k] = malloc(sizeof *part[k]);
+    assert_non_null(part[k]);
+    assert_int_equal(ixj__plan_part(cat, k, part[k], NULL), IXJ_OK);
+  }
+  free(cat);
+  ixj_ixfun_free(d);
+  ixj_ixfun_free(s[0]);
+  ixj_ixfun_free(s[1]);
+}
+
 /* Streamed copies of contiguous rows on Zen cores walk the rows in the
  * source's order where the destination's rows are whole lines on lines
  * (source_major_rows in gen/plan.c): the plans' dim orders, and the kernels
@@ -823,28 +847,19 @@ static void intel_row_quads(void **state) {
   }
   /* a cat along axis 1 of two such inputs: each part splits as its copy does */
   static const char *inputs[2] = {"iota 32 64 16 | permute 1 0 2", "iota 32 64 16 | permute 1 0 2"};
-  ixj_ixfun *d = parse_ok("iota 64 64 16"), *s[2] = {parse_ok(inputs[0]), parse_ok(inputs[1])};
-  plan_request req = {.op = IXJ_OP_CAT, .elem_size = 4, .dst = d, .num_srcs = 2, .srcs = (const ixj_ixfun *const *)s,
-                      .cat_axis = 1, .last_level_cache = 1, .cpu_vector_bytes = 64}; /* as copy_plan's */
-  ixj_plan *cat = malloc(sizeof *cat), *part = malloc(sizeof *part);
-  assert_int_equal(ixj__plan_build(&req, cat, NULL), IXJ_OK);
-  assert_int_equal(cat->strategy, PLAN_CAT_PARTS);
+  ixj_plan *part[2];
+  cat2_parts("iota 64 64 16", inputs, 4, 1, 0, part); /* no asm registers: as copy_plan's */
   for (int k = 0; k < 2; k++) {
     char dst_text[64], want[4096], got[4096];
     snprintf(dst_text, sizeof dst_text, "iota 64 64 16 | slice : %d:%d", 32 * k, 32 * k + 32);
     ixj_plan *copy = copy_plan(dst_text, inputs[k], 4, 64, 0, 1, NULL);
-    assert_int_equal(ixj__plan_part(cat, k, part, NULL), IXJ_OK);
-    assert_int_equal(part->rank, 4);
+    assert_int_equal(part[k]->rank, 4);
     sig_without_offsets(copy, want, sizeof want);
-    sig_without_offsets(part, got, sizeof got);
+    sig_without_offsets(part[k], got, sizeof got);
     if (strcmp(want, got)) fail_msg("part %d:\n  as a copy: %s\n  rebuilt:   %s", k, want, got);
     free(copy);
+    free(part[k]);
   }
-  free(cat);
-  free(part);
-  ixj_ixfun_free(d);
-  ixj_ixfun_free(s[0]);
-  ixj_ixfun_free(s[1]);
   for (size_t e = 1; e <= 16; e *= 4)
     for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_CAT, e, 1, "iota 64 64 16", 2, inputs, 64, 1, mis, "cat_parts");
 }
@@ -1184,21 +1199,12 @@ static void row_source_prefetch(void **state) {
   }
   /* a cat's part rebuilt for emission prefetches as the copy it is */
   const char *cat[] = {"iota 64 100 | slice : 1:", "iota 64 128 | slice : ::-1"};
-  ixj_ixfun *d = parse_ok("iota 64 227"), *s[2] = {parse_ok(cat[0]), parse_ok(cat[1])};
-  plan_request req = {.op = IXJ_OP_CAT, .elem_size = 4, .dst = d, .num_srcs = 2, .srcs = (const ixj_ixfun *const *)s,
-                      .cat_axis = 1, .last_level_cache = 1, .cpu_vector_bytes = 64, .cpu_asm_regs = 32};
-  ixj_plan *p = malloc(sizeof *p), *part = malloc(sizeof *part);
-  assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-  assert_int_equal(p->strategy, PLAN_CAT_PARTS);
+  ixj_plan *part[2];
+  cat2_parts("iota 64 227", cat, 4, 1, 32, part);
   for (int k = 0; k < 2; k++) {
-    assert_int_equal(ixj__plan_part(p, k, part, NULL), IXJ_OK);
-    assert_int_equal(part->source_prefetch, 2048);
+    assert_int_equal(part[k]->source_prefetch, 2048);
+    free(part[k]);
   }
-  free(part);
-  free(p);
-  ixj_ixfun_free(d);
-  ixj_ixfun_free(s[0]);
-  ixj_ixfun_free(s[1]);
   for (size_t e = 1; e <= 8; e *= 2) check(IXJ_OP_CAT, e, 1, "iota 64 227", 2, cat, 64, 1, 0, "cat_parts");
 }
 
@@ -1393,21 +1399,12 @@ static void packed_period(void **state) {
   }
   /* a cat of two such inputs along axis 0: each part's rows back to back, each with its period */
   static const char *inputs[] = {"iota 30 128 | slice : 1:101", "iota 25 110 | slice : 5:105"};
-  ixj_ixfun *d = parse_ok("iota 55 100"), *s[2] = {parse_ok(inputs[0]), parse_ok(inputs[1])};
-  plan_request req = {.op = IXJ_OP_CAT, .elem_size = 1, .dst = d, .num_srcs = 2, .srcs = (const ixj_ixfun *const *)s,
-                      .last_level_cache = 1, .cpu_vector_bytes = 64, .cpu_asm_regs = 32};
-  ixj_plan *p = malloc(sizeof *p), *part = malloc(sizeof *part);
-  assert_int_equal(ixj__plan_build(&req, p, NULL), IXJ_OK);
-  assert_int_equal(p->strategy, PLAN_CAT_PARTS);
+  ixj_plan *part[2];
+  cat2_parts("iota 55 100", inputs, 1, 0, 32, part);
   for (int k = 0; k < 2; k++) {
-    assert_int_equal(ixj__plan_part(p, k, part, NULL), IXJ_OK);
-    assert_int_equal(part->packed_period, 25);
+    assert_int_equal(part[k]->packed_period, 25);
+    free(part[k]);
   }
-  free(part);
-  free(p);
-  ixj_ixfun_free(d);
-  ixj_ixfun_free(s[0]);
-  ixj_ixfun_free(s[1]);
   for (int stream = 0; stream < 2; stream++)
     for (size_t mis = 0; mis <= 1; mis++) check(IXJ_OP_CAT, 1, 0, "iota 55 100", 2, inputs, 64, (size_t)stream, mis, "cat_parts");
 }
