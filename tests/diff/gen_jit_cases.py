@@ -12,7 +12,8 @@ of the same shape (permutations, reversals, rotations, strided embeddings,
 reshapes that push LMADs). Element sizes 1, 2, 4, 8, 16.
 
 usage: gen_jit_cases.py OUT [--copies N] [--fills N] [--cats N] [--large N] [--tiled N] [--tiled-cats N]
-                         [--chain-dsts N] [--flat-chains N] [--rolled N] [--multi-rolled N] [--seed S]
+                         [--chain-dsts N] [--flat-chains N] [--rolled N] [--multi-rolled N]
+                         [--packed-rows N] [--row-quads N] [--seed S]
 """
 import argparse
 import os
@@ -320,6 +321,34 @@ def multi_rolled_case(rng):
     return f"copy\t{e}\t{dst}\t{src}"
 
 
+def packed_rows_case(rng):
+    """Rows sliced from wider ones into a destination where they lie back to
+    back (packed rows, whose lines repeat every lcm(n, L) / L lines: the
+    period's table, packed_period in gen/plan.c), row lengths around a line
+    or a few, in cache or large enough to stream."""
+    e = rng.choice([1, 2, 4, 8])
+    n = rng.randint(max(1, 64 // e), 1200 // e)
+    start = rng.randint(0, 40)
+    pitch = n + start + rng.randint(0, 40)
+    rows = rng.randint(20, max(21, (600 << 10) // (n * e)))
+    return f"copy\t{e}\tiota {rows} {n}\tiota {rows} {pitch} | slice : {start}:{start + n}"
+
+
+def row_quads_case(rng):
+    """A (1, 0, 2) or (0, 2, 1, 3) permute of contiguous rows of 64 bytes to
+    1 KiB whose source rows lie a page or more apart, large enough to stream:
+    walked in the source's order, four (or two) rows a step into one run of
+    the destination on Intel with AVX-512 (intel_row_quads in gen/plan.c);
+    extents divisible by 4, by 2 only, or odd."""
+    e = rng.choice(ELEM_SIZES)
+    row = rng.choice([64, 128, 256, 512, 1024]) // e
+    a = rng.choice([4, 8, 12, 6, 10, 5, 7, rng.randint(2, 40)])
+    b = max(4096 // (row * e), (300 << 10) // (a * row * e) + 1)
+    if rng.random() < 0.3:
+        return f"copy\t{e}\tiota 2 {b} {a} {row}\tiota 2 {a} {b} {row} | permute 0 2 1 3"
+    return f"copy\t{e}\tiota {b} {a} {row}\tiota {a} {b} {row} | permute 1 0 2"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -333,6 +362,8 @@ def main():
     ap.add_argument("--flat-chains", type=int, default=120)
     ap.add_argument("--rolled", type=int, default=40)
     ap.add_argument("--multi-rolled", type=int, default=40)
+    ap.add_argument("--packed-rows", type=int, default=30)
+    ap.add_argument("--row-quads", type=int, default=30)
     ap.add_argument("--seed", type=int, default=29112026)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -346,6 +377,8 @@ def main():
     lines += [flat_chain_case(rng) for _ in range(a.flat_chains)]
     lines += [rolled_case(rng) for _ in range(a.rolled)]
     lines += [multi_rolled_case(rng) for _ in range(a.multi_rolled)]
+    lines += [packed_rows_case(rng) for _ in range(a.packed_rows)]
+    lines += [row_quads_case(rng) for _ in range(a.row_quads)]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 
