@@ -795,8 +795,10 @@ static int64_t tile_dst_run_bytes(const ixj_plan *p) {
  * 1.07-1.08 / 1.06-1.09, 256-byte rows 1.02-1.05 / 0.96 -> 1.11-1.13 /
  * 1.04-1.06, the (0, 2, 1, 3) permute of 16 x 256 x 256 x 16 floats
  * 0.79-0.80 / 0.75-0.76 -> 0.91-0.93 / 0.83-0.91, 1022 x 1023 x 16 (pairs)
- * 0.73 / 0.70-0.71 -> 0.89-0.91 / 0.79-0.92; 4 KiB rows the same (0.99 /
- * 0.93-0.97 -> 0.94-0.98 / 0.88-0.96), so not those; groups of 8: as 4. */
+ * 0.73 / 0.70-0.71 -> 0.89-0.91 / 0.79-0.92; 2 KiB rows the same (0.96-1.03
+ * -> 0.93-1.03, bytes and floats, (1, 0, 2) and (0, 2, 1, 3)), 4 KiB rows too
+ * (0.99 / 0.93-0.97 -> 0.94-0.98 / 0.88-0.96), so not those; groups of 8: as
+ * 4. */
 #define INTEL_ROW_QUAD_MAX_BYTES 1024
 static void intel_row_quads(ixj_plan *p, const plan_request *req) {
   int rows = p->rank - 1;
