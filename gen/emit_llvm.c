@@ -745,6 +745,15 @@ static void emit_row_vectors(emitter *e, text *setup, text *vec, int row_dst, in
  * and after its last store masked (k up to the line's end), plainly. So each
  * line is one store however the rows fall on it, where a row at a time stored
  * the line two rows share in two pieces. */
+/* The walk's destination at point q: %dp and its offset in its line,
+ * %doff (in `step`'s successor: pcheck where the plan has a period, else
+ * body, which pcheck precedes). */
+static void emit_packed_destination(emitter *e, text *b) {
+  ixj__text_put(b, "  %%dq = add i64 %%q, %lld\n  %%dp = getelementptr %s, ptr %%bp.0, i64 %%dq\n",
+                (long long)e->p->operand[0].head_offset, e->scalar);
+  ixj__text_put(b, "  %%da = ptrtoint ptr %%dp to i64\n  %%doff = and i64 %%da, 63\n");
+}
+
 /* The period of packed rows (plan.packed_period: `lines` destination lines,
  * which hold `rows` = lines * L / n whole rows; choose_packed_rows in
  * gen/plan.c). From a line start at column c of row r, line j of the next
@@ -771,9 +780,9 @@ static void emit_packed_period(emitter *e, text *b, int lines) {
   long long rows = lines * lanes / n, span = lines * lanes;
   const char *t = e->scalar;
   int L = (int)lanes;
-  ixj__text_put(b, "pcheck:\n  %%pc.dq = add i64 %%q, %lld\n  %%pc.dp = getelementptr %s, ptr %%bp.0, i64 %%pc.dq\n",
-                (long long)dst->head_offset, t);
-  ixj__text_put(b, "  %%pc.da = ptrtoint ptr %%pc.dp to i64\n  %%pc.off = and i64 %%pc.da, 63\n  %%pc.line = icmp eq i64 %%pc.off, 0\n");
+  ixj__text_put(b, "pcheck:\n");
+  emit_packed_destination(e, b); /* body's too */
+  ixj__text_put(b, "  %%pc.line = icmp eq i64 %%doff, 0\n");
   ixj__text_put(b, "  %%pc.room = sub i64 %%end, %%q\n  %%pc.fits = icmp sge i64 %%pc.room, %lld\n", span);
   ixj__text_put(b, "  %%pc.go = and i1 %%pc.line, %%pc.fits\n  br i1 %%pc.go, label %%ptl, label %%body\n\nptl:\n");
   ixj__text_put(b, "  %%tj = phi i64 [ 0, %%pcheck ], [ %%tj.n, %%ptl ]\n  %%tc = phi i64 [ %%c, %%pcheck ], [ %%tc.n, %%ptl ]\n");
@@ -814,7 +823,7 @@ static void emit_packed_period(emitter *e, text *b, int lines) {
 static ixj_status emit_packed_rows(emitter *e, const char *kname, const char *signature, char **out, ixj_error *err) {
   const ixj_plan *p = e->p;
   lower *lw = &e->lw;
-  const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
+  const plan_operand *src = &p->operand[1];
   int lanes = p->row_lanes, log_e = log2_of(p->elem_size);
   long long n = (long long)p->shape[1], pitch = (long long)src->stride[0];
   const char *t = e->scalar;
@@ -840,11 +849,14 @@ static ixj_status emit_packed_rows(emitter *e, const char *kname, const char *si
   ixj__text_put(b, "  %%c = phi i64 [ %%c0, %%entry ], [ %%c.next, %%stored ]%s\n", period ? ", [ %c, %pper ]" : "");
   ixj__text_put(b, "  %%srow = phi i64 [ %%srow0, %%entry ], [ %%srow.next, %%stored ]%s\n", period ? ", [ %ps, %pper ]" : "");
   ixj__text_put(b, "  %%more = icmp slt i64 %%q, %%end\n  br i1 %%more, label %%%s, label %%exit\n\n", period ? "pcheck" : "body");
-  if (period) emit_packed_period(e, b, period);
-  else ixj__text_put(b, "body:\n");
+  if (period) {
+    emit_packed_period(e, b, period); /* computes the destination at q before body */
+  } else {
+    ixj__text_put(b, "body:\n");
+    emit_packed_destination(e, b);
+  }
   /* the destination vector at q: k lanes, to the line's end (a whole line where q is on one) */
-  ixj__text_put(b, "  %%dq = add i64 %%q, %lld\n  %%dp = getelementptr %s, ptr %%bp.0, i64 %%dq\n", (long long)dst->head_offset, t);
-  ixj__text_put(b, "  %%da = ptrtoint ptr %%dp to i64\n  %%doff = and i64 %%da, 63\n  %%dbytes = sub i64 64, %%doff\n");
+  ixj__text_put(b, "  %%dbytes = sub i64 64, %%doff\n");
   /* elements off their size are never on a line: whole vectors, masked */
   ixj__text_put(b, "  %%dk = lshr i64 %%dbytes, %d\n  %%dk0 = icmp eq i64 %%dk, 0\n  %%kb = select i1 %%dk0, i64 %d, i64 %%dk\n",
                 log_e, lanes);
