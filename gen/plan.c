@@ -661,11 +661,11 @@ static void streamed_row_ends(ixj_plan *p, const plan_request *req) {
  * KiB apart 0.51-0.60 / 0.82-0.89 / 0.59-0.62; but rows of 16 KiB next to
  * each other (a pitch of 16640 bytes) 0.98-1.18 / 0.87-0.89 and rows of 64
  * KiB 0.97-0.99 / 0.75-0.87. So groups of 4, rows of whole lines up to
- * ROW_GROUP_MAX_BYTES whose source rows are at least two rows apart. Only on
- * Zen cores so far (the request's cpu_zen): on the Intel VM of round
- * 8 `p3d_102` ran at 0.85 of the ceiling a row at a time, and it has not
- * been measured there since. The group's dim must be a multiple of ROW_GROUP
- * and not rotated.
+ * ROW_GROUP_MAX_BYTES whose source rows are at least two rows apart. On Zen
+ * cores (the request's cpu_zen) and, since round 31, on Intel's with AVX-512
+ * (INTEL_ROW_GROUPS, below); on the Intel VM of round 8 `p3d_102` ran at 0.85
+ * of the ceiling a row at a time. The group's dim must be a multiple of
+ * ROW_GROUP and not rotated.
  *
  * GENERAL copies whose rows are read with a stride (`slice_step`:
  * a[::2, ::2], each source row 32 KiB long and 64 KiB from the next) group
@@ -682,13 +682,26 @@ static void streamed_row_ends(ixj_plan *p, const plan_request *req) {
  * while a[::-1, ::-1], one stream backward, 29.0-34.6 either way (an
  * environment switch, three alternations). The group costs code generation: `slice_step`
  * 9.8-10.2 -> 12.6-13.4 ms, `p3d_102` 4.3-5.2 -> 8.2-8.6 (ixjit-compile-phases,
- * against the ungrouped kernels of the same shape). */
+ * against the ungrouped kernels of the same shape).
+ *
+ * INTEL_ROW_GROUPS: the Intel AVX-512 VM (round 31) gains from the groups
+ * too (an environment switch, two alternations, ixjit / the ceiling, 1 / 2
+ * threads): `slice_step` 0.52-0.53 / 0.51 -> 0.62 / 0.59, `slice_rev_step`
+ * 0.59-0.67 / 0.65-0.71 -> 0.75 / 0.72-0.73; rows walked in the source's
+ * order group as well (the four rows of a quad, intel_row_quads):
+ * `rows_10324` (64-byte rows 2 KiB apart) 0.78-0.79 / 0.84 -> 0.91-0.93 /
+ * 1.02-1.06, `rows_102_64b` 0.99-1.01 / 1.01 -> 1.08-1.10 / 1.07-1.09,
+ * `p3d_102`, `rows_102_512b`, `rows_0213` and `cat2_rows_102` the same.
+ * Groups of 8 rows against 4: `slice_step` 0.62-0.63 / 0.59-0.60 against
+ * 0.59-0.60 / 0.55-0.57, `slice_rev_step` 0.69-0.74 / 0.59-0.71 against
+ * 0.72-0.74 / 0.70-0.71, within the noise; groups of 2 slower. Not measured
+ * on Intel's AVX2 hosts, which keep a row at a time. */
 #define ROW_GROUP 4
 #define ROW_GROUP_MAX_BYTES 16384
 static void choose_row_group(ixj_plan *p, const plan_request *req) {
   int last = p->rank - 1;
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
-  if (req->gpu || !req->cpu_zen || p->op != IXJ_OP_COPY || !p->nontemporal || last < 1) return;
+  if (req->gpu || !(req->cpu_zen || intel_avx512(req)) || p->op != IXJ_OP_COPY || !p->nontemporal || last < 1) return;
   if (p->shape[last - 1] % ROW_GROUP) return;
   uint64_t row_bytes = (uint64_t)p->shape[last] * p->elem_size;
   if (row_bytes > ROW_GROUP_MAX_BYTES) return;

@@ -548,7 +548,7 @@ static void strided_stores(void **state) {
 }
 
 /* Streamed copies of rows far apart in the source move groups of rows
- * together on Zen cores (plan.row_group): inner-contiguous rows of one to
+ * together on Zen cores and Intel's with AVX-512 (plan.row_group): inner-contiguous rows of one to
  * sixteen lines, a group dim that is or is not a multiple of the group, an
  * odometer carry into outer dims, rows next to each other (no group) or
  * read forward one before the other (a group); and
@@ -573,38 +573,39 @@ static void row_groups(void **state) {
                                      {"iota 8 128", "iota 8 128 | slice ::-1 ::-1"}};
   /* the groups' kernels: Zen, streamed (elsewhere these copies take the
    * kernels the other tests run; the plan checks below say where) */
-  zen_rules = 1;
-  for (int vb = 32; vb <= 64; vb += 32)
-    for (size_t e = 1; e <= 16; e *= 2)
-      for (size_t mis = 0; mis <= e; mis += e) {
-        for (size_t v = 0; v < sizeof copies / sizeof *copies; v++)
-          check(IXJ_OP_COPY, e, 0, copies[v][0], 1, &copies[v][1], vb, 1, mis, "inner_contiguous");
-        for (size_t v = 0; v < sizeof general / sizeof *general; v++)
-          check(IXJ_OP_COPY, e, 0, general[v][0], 1, &general[v][1], vb, 1, mis, "general");
-      }
+  for (zen_rules = 1; zen_rules >= 0; zen_rules--) /* Zen's rules, then Intel's (AVX-512 only: INTEL_ROW_GROUPS) */
+    for (int vb = zen_rules ? 32 : 64; vb <= 64; vb += 32)
+      for (size_t e = 1; e <= 16; e *= 2)
+        for (size_t mis = 0; mis <= e; mis += e) {
+          for (size_t v = 0; v < sizeof copies / sizeof *copies; v++)
+            check(IXJ_OP_COPY, e, 0, copies[v][0], 1, &copies[v][1], vb, 1, mis, "inner_contiguous");
+          for (size_t v = 0; v < sizeof general / sizeof *general; v++)
+            check(IXJ_OP_COPY, e, 0, general[v][0], 1, &general[v][1], vb, 1, mis, "general");
+        }
   zen_rules = 0;
-  /* where the group is chosen: Zen, streamed, vectors, whole lines, a group dim of whole groups, and
+  /* where the group is chosen: Zen or Intel with AVX-512, streamed, vectors, whole lines, a group dim of whole groups, and
    * (inner-contiguous copies) rows the source-major walk does not take: a destination off lines
    * (misaligned: its first element half a line past one, on 32-byte vectors, which keep their
    * aligned vector rows there) or source rows not back to back */
   static const struct {
     int copy, zen, stream;
     size_t elem;
-    int misaligned, want;
-  } cases[] = {{0, 1, 1, 4, 1, 4}, {0, 1, 1, 4, 0, 0}, {0, 0, 1, 4, 1, 0}, {0, 1, 0, 4, 1, 0}, {1, 1, 1, 1, 1, 0},
-               {1, 1, 1, 2, 1, 4}, {1, 1, 1, 2, 0, 0}, {2, 1, 1, 4, 1, 0}, {2, 1, 1, 8, 1, 4}, {3, 1, 1, 4, 1, 0},
-               {4, 1, 1, 4, 1, 4}, {4, 1, 1, 4, 0, 0}, {5, 1, 1, 4, 0, 0}, {6, 1, 1, 4, 0, 4},
+    int misaligned, want, avx2;
+  } cases[] = {{0, 1, 1, 4, 1, 4, 0}, {0, 1, 1, 4, 0, 0, 0}, {0, 0, 1, 4, 1, 0, 0}, {0, 1, 0, 4, 1, 0, 0}, {1, 1, 1, 1, 1, 0, 0},
+               {1, 1, 1, 2, 1, 4, 0}, {1, 1, 1, 2, 0, 0, 0}, {2, 1, 1, 4, 1, 0, 0}, {2, 1, 1, 8, 1, 4, 0}, {3, 1, 1, 4, 1, 0, 0},
+               {4, 1, 1, 4, 1, 4, 0}, {4, 1, 1, 4, 0, 0, 0}, {5, 1, 1, 4, 0, 0, 0}, {6, 1, 1, 4, 0, 4, 0},
                /* general (100 + k: general[k]) */
-               {100, 1, 1, 4, 0, 4}, {100, 0, 1, 4, 0, 0}, {100, 1, 0, 4, 0, 0}, {101, 1, 1, 8, 0, 4},
-               {102, 1, 1, 4, 0, 0}, {102, 1, 1, 8, 0, 4}, {103, 1, 1, 4, 0, 0}, {104, 1, 1, 4, 0, 4}, {105, 1, 1, 4, 0, 4},
-               {106, 1, 1, 4, 0, 0}};
+               {100, 1, 1, 4, 0, 4, 0}, {100, 0, 1, 4, 0, 4, 0}, {100, 0, 1, 4, 0, 0, 1}, {0, 0, 1, 4, 0, 4, 0}, {4, 0, 1, 4, 0, 4, 0}, {5, 0, 1, 4, 0, 0, 0}, {100, 1, 0, 4, 0, 0, 0}, {101, 1, 1, 8, 0, 4, 0},
+               {101, 0, 1, 8, 0, 4, 0}, {105, 0, 1, 4, 0, 4, 0}, {106, 0, 1, 4, 0, 0, 0},
+               {102, 1, 1, 4, 0, 0, 0}, {102, 1, 1, 8, 0, 4, 0}, {103, 1, 1, 4, 0, 0, 0}, {104, 1, 1, 4, 0, 4, 0}, {105, 1, 1, 4, 0, 4, 0},
+               {106, 1, 1, 4, 0, 0, 0}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     const char *const *text = cases[c].copy >= 100 ? general[cases[c].copy - 100] : copies[cases[c].copy];
     ixj_ixfun *d = parse_ok(text[0]), *s = parse_ok(text[1]);
     const void *pointers[2] = {(const void *)(uintptr_t)(cases[c].misaligned ? 4096 + 32 : 4096), (const void *)(uintptr_t)8192};
     plan_request req = {.op = IXJ_OP_COPY, .elem_size = cases[c].elem, .dst = d, .num_srcs = 1,
                         .srcs = (const ixj_ixfun *const *)&s, .pointers = pointers,
-                        .cpu_vector_bytes = cases[c].misaligned ? 32 : 64,
+                        .cpu_vector_bytes = cases[c].misaligned || cases[c].avx2 ? 32 : 64,
                         .last_level_cache = (size_t)cases[c].stream, .cpu_zen = cases[c].zen};
     ixj_plan *p = malloc(sizeof *p);
     char *ir = NULL;
