@@ -2232,7 +2232,7 @@ static void zen_in_cache_prefetch(void **state) {
  * run empty (super_width in gen/plan.c); staged tiles keep divisors. The
  * plans' widths and work units, and the kernels against the reference, whole
  * and with edges, tile counts past the end along a, b or both, in chunks. */
-static int run_tiles_past_the_end(const char *dst_text, const char *src_text, size_t elem, int zen) {
+static int run_tiles_past_the_end(const char *dst_text, const char *src_text, size_t elem, int zen, int vector_bytes) {
   ixj_ixfun *dst = parse_ok(dst_text), *src = parse_ok(src_text);
   buffer d, s;
   make_fenced_buffer(&s, src, elem, 10);
@@ -2241,7 +2241,7 @@ static int run_tiles_past_the_end(const char *dst_text, const char *src_text, si
   unsigned char *before = malloc(total);
   assert_non_null(before);
   memcpy(before, d.mem, total);
-  ixj_plan *p = copy_plan(dst_text, src_text, elem, zen ? 64 : 32, zen, 1, NULL); /* as super_blocks_past_the_end plans */
+  ixj_plan *p = copy_plan(dst_text, src_text, elem, vector_bytes, zen, 1, NULL); /* as super_blocks_past_the_end plans */
   assert_true(p->strategy == PLAN_TILED && p->super_a && !p->a_inner && !p->b_inner && p->vector_elems == 1);
   char name[32], sig[8192], *ir = NULL;
   snprintf(name, sizeof name, "k%d", kernels++);
@@ -2304,12 +2304,30 @@ static void super_blocks_past_the_end(void **state) {
     free(p);
   }
   /* the tiles past the end alone: they write nothing (19 x 17 tiles in blocks of 10 x 9: 360 - 323) */
-  assert_int_equal(run_tiles_past_the_end(cases[1].dst, cases[1].src, 4, 1), 20 * 18 - 19 * 17);
-  assert_int_equal(run_tiles_past_the_end(cases[2].dst, cases[2].src, 4, 0), 10 * 36 - 10 * 34);
+  assert_int_equal(run_tiles_past_the_end(cases[1].dst, cases[1].src, 4, 1, 64), 20 * 18 - 19 * 17);
+  assert_int_equal(run_tiles_past_the_end(cases[2].dst, cases[2].src, 4, 0, 32), 10 * 36 - 10 * 34);
   for (zen_rules = 0; zen_rules <= 1; zen_rules++)
     for (size_t e = 4; e <= 8; e *= 2)
       for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) copy_all_ways(e, cases[c].dst, cases[c].src, "tiled");
   zen_rules = 0;
+  /* On Intel with AVX-512 (INTEL_FULL_BLOCKS) b's blocks are 16 tiles wide
+   * past its end also where a divisor from 8 to 15 leaves none past: 63
+   * tiles along b (Zen's rules: 9), at 4 and 8 bytes (tiles of 64 and 32;
+   * source rows that crowd an L1 set: else Intel walks rows of tiles) */
+  static const char *full[][2] = {{"iota 4032 304 | slice : :300", "iota 300 4096 | slice : :4032 | permute 1 0"},
+                                  {"iota 2016 320", "iota 320 2048 | slice : :2016 | permute 1 0"}};
+  static const int tiles_a[2] = {10, 20};
+  for (size_t e = 4; e <= 8; e *= 2) {
+    const char *const *text = full[e / 8];
+    for (int zen = 0; zen <= 1; zen++) {
+      ixj_plan *p = copy_plan(text[0], text[1], e, 64, zen, 1, NULL);
+      assert_true(p->strategy == PLAN_TILED && !p->staged);
+      assert_int_equal(p->super_b, zen ? 9 : 16);
+      free(p);
+    }
+    assert_int_equal(run_tiles_past_the_end(text[0], text[1], e, 0, 64), tiles_a[e / 8] * (64 - 63));
+    copy_all_ways(e, text[0], text[1], "tiled");
+  }
 }
 
 /* Zen cores, streamed: the dims outside the tiles in the source's order
