@@ -1395,6 +1395,31 @@ static bool intel_gathered_staged_bytes(const ixj_plan *p, const plan_request *r
   return intel_streamed_staged(p, req) && p->gather && p->elem_size == 1 && p->tile_a == WIDE_TILES * p->tile;
 }
 
+/* INTEL_SPREAD_ROWS: on the Intel AVX-512 VM (round 31) streamed float
+ * tiles whose source rows spread over the L1 sets read 32 source rows, where
+ * they read Zen's 16 (round 11); crowded ones read 32 already
+ * (zen_crowded_rows). Only where the 32 rows still spread (at most
+ * L1_MAX_ROWS_PER_SET a set, so that the prefetch two tiles ahead stays),
+ * not a fused dim (INTEL_FUSED_B_ROWS), nor back-to-back rows (the
+ * sequential prefetch's). An environment switch, ixjit / the ceiling, 1 / 2
+ * threads, two alternations: 4000 x 4032 floats (`t2d_e4_spread`) 0.83-0.84
+ * / 0.81-0.82 -> 0.98-1.00 / 0.95-1.00, 4000 x 4160 0.84-0.85 / 0.80 ->
+ * 0.98-0.99 / 0.96-0.99, 2880 x 5760 0.81-0.82 / 0.79-0.80 -> 0.90-0.91 /
+ * 0.91, the (1, 0, 3, 2) permute of 256 x 256 x 16 x 16 floats the same
+ * (1.03-1.08 -> 1.07-1.08); 64 rows 0.89-0.91 / 0.78-0.90. Doubles were
+ * mixed (`t2d_e8` 1.05-1.06 -> 1.08-1.09 at 1 thread, the 6-D permute of
+ * doubles 0.84 -> 0.78-0.79) and keep 16. */
+#define INTEL_SPREAD_ROWS 32
+static bool intel_spread_rows(ixj_plan *p, const plan_request *req) {
+  if (!intel_avx512(req) || p->elem_size != 4 || p->tile_a != 16 || p->staged || p->b_inner || p->a_inner ||
+      sequential_source(p))
+    return false;
+  p->tile_a = INTEL_SPREAD_ROWS;
+  bool spread = rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET;
+  p->tile_a = 16;
+  return spread;
+}
+
 /* INTEL_FUSED_B_ROWS: on the Intel AVX-512 VM (round 29) streamed float
  * tiles whose b is fused (plan.b_inner: a transpose reshaped onto a pitch, a
  * permute whose source's unit dim is short) read 32 source rows, as crowded
@@ -1464,6 +1489,7 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   }
   if (zen_crowded_rows(p)) p->tile_a = ZEN_CROWDED_ROWS;
   if (e == 4 && p->staged) p->tile_a = ZEN_STAGED_ROWS;
+  if (intel_spread_rows(p, req)) p->tile_a = INTEL_SPREAD_ROWS;
   if (intel_fused_b_rows(p, req)) p->tile_a = INTEL_FUSED_B_ROWS;
 }
 

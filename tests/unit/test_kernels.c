@@ -594,11 +594,15 @@ static void row_groups(void **state) {
   } cases[] = {{0, 1, 1, 4, 1, 4, 0}, {0, 1, 1, 4, 0, 0, 0}, {0, 0, 1, 4, 1, 0, 0}, {0, 1, 0, 4, 1, 0, 0}, {1, 1, 1, 1, 1, 0, 0},
                {1, 1, 1, 2, 1, 4, 0}, {1, 1, 1, 2, 0, 0, 0}, {2, 1, 1, 4, 1, 0, 0}, {2, 1, 1, 8, 1, 4, 0}, {3, 1, 1, 4, 1, 0, 0},
                {4, 1, 1, 4, 1, 4, 0}, {4, 1, 1, 4, 0, 0, 0}, {5, 1, 1, 4, 0, 0, 0}, {6, 1, 1, 4, 0, 4, 0},
+               /* Intel with AVX-512 (INTEL_ROW_GROUPS): rows in the source's order group too */
+               {0, 0, 1, 4, 0, 4, 0}, {4, 0, 1, 4, 0, 4, 0}, {5, 0, 1, 4, 0, 0, 0},
                /* general (100 + k: general[k]) */
-               {100, 1, 1, 4, 0, 4, 0}, {100, 0, 1, 4, 0, 4, 0}, {100, 0, 1, 4, 0, 0, 1}, {0, 0, 1, 4, 0, 4, 0}, {4, 0, 1, 4, 0, 4, 0}, {5, 0, 1, 4, 0, 0, 0}, {100, 1, 0, 4, 0, 0, 0}, {101, 1, 1, 8, 0, 4, 0},
-               {101, 0, 1, 8, 0, 4, 0}, {105, 0, 1, 4, 0, 4, 0}, {106, 0, 1, 4, 0, 0, 0},
-               {102, 1, 1, 4, 0, 0, 0}, {102, 1, 1, 8, 0, 4, 0}, {103, 1, 1, 4, 0, 0, 0}, {104, 1, 1, 4, 0, 4, 0}, {105, 1, 1, 4, 0, 4, 0},
-               {106, 1, 1, 4, 0, 0, 0}};
+               {100, 1, 1, 4, 0, 4, 0}, {100, 1, 0, 4, 0, 0, 0}, {101, 1, 1, 8, 0, 4, 0}, {102, 1, 1, 4, 0, 0, 0},
+               {102, 1, 1, 8, 0, 4, 0}, {103, 1, 1, 4, 0, 0, 0}, {104, 1, 1, 4, 0, 4, 0}, {105, 1, 1, 4, 0, 4, 0},
+               {106, 1, 1, 4, 0, 0, 0},
+               /* Intel: with AVX-512 as on Zen, with AVX2 none */
+               {100, 0, 1, 4, 0, 4, 0}, {100, 0, 1, 4, 0, 0, 1}, {101, 0, 1, 8, 0, 4, 0}, {105, 0, 1, 4, 0, 4, 0},
+               {106, 0, 1, 4, 0, 0, 0}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     const char *const *text = cases[c].copy >= 100 ? general[cases[c].copy - 100] : copies[cases[c].copy];
     ixj_ixfun *d = parse_ok(text[0]), *s = parse_ok(text[1]);
@@ -2051,6 +2055,36 @@ static void intel_half_tiles(void **state) {
   }
 }
 
+/* Intel with AVX-512, streamed: float tiles whose source rows spread over
+ * the L1 sets read 32 source rows (INTEL_SPREAD_ROWS) where Zen's read 16;
+ * not where 32 rows would crowd a set (16 of them do not), not doubles, not
+ * back-to-back rows; crowded ones read 32 on both. Then the kernels against
+ * the reference. */
+static void intel_spread_rows(void **state) {
+  (void)state;
+  static const struct {
+    const char *dst, *src;
+    size_t elem;
+    int intel, zen; /* tile_a */
+  } cases[] = {{"iota 1056 320", "iota 320 1056 | permute 1 0", 4, 32, 16},                  /* a pitch of 4 KiB + 128 bytes */
+               {"iota 1000 320", "iota 320 1056 | slice : :1000 | permute 1 0", 4, 32, 16}, /* b cut short */
+               {"iota 1024 320", "iota 320 1536 | slice : :1024 | permute 1 0", 4, 16, 16}, /* 6 KiB: 32 rows on 2 sets */
+               {"iota 1024 320", "iota 320 1024 | permute 1 0", 4, 32, 32},                 /* 4 KiB: crowded */
+               {"iota 1056 320", "iota 320 1056 | permute 1 0", 8, 16, 16}};                /* doubles */
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    for (int zen = 0; zen <= 1; zen++) {
+      ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, cases[c].elem, 64, zen, 1, NULL);
+      assert_int_equal(p->strategy, PLAN_TILED);
+      assert_true(p->nontemporal && !p->staged);
+      int want = zen ? cases[c].zen : cases[c].intel;
+      if (p->tile_a != want)
+        fail_msg("%s <- %s (%s): tile_a %d, expected %d", cases[c].dst, cases[c].src, zen ? "Zen" : "Intel", p->tile_a, want);
+      free(p);
+    }
+    copy_all_ways(cases[c].elem, cases[c].dst, cases[c].src, "tiled");
+  }
+}
+
 /* Zen cores, streamed, AVX-512: 1- and 2-byte tiles read twice the source
  * rows a destination line needs (plan.tile_a = 2T; 2-byte ones two lines of
  * each source row too, plan.tile = 2T), each prefetched a tile
@@ -2567,7 +2601,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(intel_row_quads), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(packed_period), cmocka_unit_test(row_source_prefetch), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles), cmocka_unit_test(continued_rows_prefetch),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(intel_spread_rows), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles), cmocka_unit_test(continued_rows_prefetch),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams), cmocka_unit_test(stream_thresholds)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
