@@ -1772,26 +1772,31 @@ static void intel_row_prefetch(ixj_plan *p, const plan_request *req) {
   }
 }
 
-/* INTEL_CROWDED_OFF_LINES: on the Intel AVX-512 VM (round 31) streamed
- * tiles whose source rows crowd one L1 set (no prefetch: round 8) but lie
- * off lines, a pitch of 4 KiB multiples and a few elements, prefetch one
- * tile ahead into L2 (and so walk rows of tiles, INTEL_ROWS_OF_TILES): each
- * of their block loads spans two lines, and the line a block shares with
- * the next one along b is evicted in between by the other rows on its set.
- * An environment switch, two alternations, ixjit / the ceiling, 1 / 2
- * threads: 4000 x 4097 floats 0.64-0.67 / 0.64 -> 0.82-0.84 / 0.79-0.88,
- * 2000 x 8193 0.71-0.73 / 0.71 -> 0.90-0.94 / 0.90-0.93; a prefetch two
- * tiles ahead into L1, or one, 0.82-0.85 / 0.80-0.85 and 0.78-0.84 /
- * 0.75-0.80 for the first. Crowded rows on lines gained nothing from any of
- * the three (4000 x 4096 floats 0.91-1.04 / 0.99-1.10 without, 0.88-0.97 /
- * 0.88-1.07 with; `t2d_e4` alike) and keep none. Pitches off lines that
- * spread over the sets prefetch already. Floats only: doubles off lines
- * (1025 and 2049 of a row) spread over the sets with their 16 rows and
- * run above the ceiling as they are. */
-static bool intel_crowded_rows_off_lines(const ixj_plan *p, const plan_request *req) {
+/* INTEL_CROWDED_PREFETCH: on the Intel AVX-512 VM (round 31) streamed
+ * float tiles whose source rows crowd one L1 set (no prefetch: round 8) but
+ * lie off lines (a pitch of 4 KiB multiples and a few elements), staged or
+ * not, prefetch one tile ahead into L2, and so walk rows of tiles
+ * (INTEL_ROWS_OF_TILES). Off lines each block load spans two lines, and the
+ * line a block shares with the next one along b is evicted in between by
+ * the other rows on its set. An environment switch, two alternations,
+ * ixjit / the ceiling, 1 / 2 threads: 4000 x 4097 floats 0.64-0.67 / 0.64
+ * -> 0.82-0.84 / 0.79-0.88, 2000 x 8193 0.71-0.73 / 0.71 -> 0.90-0.94 /
+ * 0.90-0.93; staged, 4095^2 floats 0.43-0.47 / 0.44-0.47 -> 0.72-0.77 /
+ * 0.71-0.73, 2047 x 8191 0.48-0.55 / 0.49-0.50 -> 0.75-0.78 / 0.73-0.75;
+ * staged from rows on lines the same or slower (`slice_t_e4_crowd`
+ * 0.70-0.74 / 0.71-0.77 -> 0.71-0.78 / 0.71-0.74, `chain_runs_t` 0.74-0.75
+ * / 0.70-0.76 -> 0.74-0.79 / 0.68-0.70), and not those. For the first,
+ * two tiles ahead into L1, or one: 0.82-0.85 / 0.80-0.85 and 0.78-0.84 /
+ * 0.75-0.80; 4095^2 two tiles ahead 0.65-0.66 / 0.65-0.66. Unstaged
+ * crowded rows on lines gained nothing from any of the three (4000 x 4096
+ * floats 0.91-1.04 / 0.99-1.10 without,
+ * 0.88-0.97 / 0.88-1.07 with; `t2d_e4` alike) and keep none. Floats only:
+ * doubles off lines (1025 and 2049 of a row) spread over the sets with
+ * their 16 rows and run above the ceiling as they are. */
+static bool intel_crowded_prefetch(const ixj_plan *p, const plan_request *req) {
   const plan_operand *src = &p->operand[1];
-  return intel_avx512(req) && !p->prefetch && p->elem_size == 4 && !p->staged && !p->gather && !p->a_inner && !p->zip &&
-         (uint64_t)src->stride[p->rank - 1] * p->elem_size % 64 != 0;
+  bool off_lines = (uint64_t)src->stride[p->rank - 1] * p->elem_size % 64 != 0;
+  return intel_avx512(req) && !p->prefetch && p->elem_size == 4 && !p->gather && !p->a_inner && !p->zip && off_lines;
 }
 
 static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_cache) {
@@ -1807,7 +1812,7 @@ static void choose_prefetch(ixj_plan *p, const plan_request *req, bool out_of_ca
   if (intel_avx512(req) && (p->elem_size == 2 || (p->elem_size == 1 && !p->staged))) p->prefetch = PLAN_PREFETCH_NEAR; /* INTEL_NARROW_TILES */
   if (p->elem_size == 4 && p->prefetch == PLAN_PREFETCH_FAR && intel_staged_tiles(p, req)) p->prefetch = PLAN_PREFETCH_NEAR_L2;
   if (intel_continued_rows(p, req)) p->prefetch = PLAN_PREFETCH_NEAR_L2;
-  if (intel_crowded_rows_off_lines(p, req)) p->prefetch = PLAN_PREFETCH_NEAR_L2;
+  if (intel_crowded_prefetch(p, req)) p->prefetch = PLAN_PREFETCH_NEAR_L2;
   /* the 64-row tiles of long back-to-back rows prefetch their next rows on Intel too (INTEL_AVX512_RULES) */
   if ((zen && sequential_source(p)) || zen_long_sequential_rows(p, ixj__plan_tile_edge_a(p))) {
     int64_t run = ixj__plan_tile_b_extent(p) * ixj__plan_tile_edge_a(p) * (int64_t)p->elem_size;

@@ -2088,25 +2088,28 @@ static void intel_spread_rows(void **state) {
 }
 
 /* Intel with AVX-512, streamed: float tiles whose source rows crowd one L1
- * set but lie off lines prefetch one tile ahead into L2 and walk rows of
- * tiles (INTEL_CROWDED_OFF_LINES); rows on lines keep none and their blocks
- * of tiles, as doubles do; not on AVX2 hosts. Then the kernels against the
- * reference. */
-static void intel_crowded_off_lines(void **state) {
+ * set but lie off lines, staged or not, prefetch one tile ahead into L2 and
+ * walk rows of tiles (INTEL_CROWDED_PREFETCH); rows on lines keep none and
+ * their blocks of tiles, staged or not, as doubles do; not on AVX2 hosts.
+ * Then the kernels against the reference. */
+static void intel_crowded_prefetch(void **state) {
   (void)state;
   static const struct {
     const char *dst, *src;
     size_t elem;
-    int off_lines;
-  } cases[] = {{"iota 1025 320", "iota 320 1025 | permute 1 0", 4, 1},                  /* a pitch of 4 KiB + 4 bytes */
-               {"iota 1000 320", "iota 320 2049 | slice : :1000 | permute 1 0", 4, 1}, /* 8 KiB + 4, b cut short */
-               {"iota 513 320", "iota 320 513 | permute 1 0", 8, 0},                   /* doubles (4 KiB + 8): not */
-               {"iota 1024 320", "iota 320 1024 | permute 1 0", 4, 0}};                /* on lines */
+    int off_lines, staged;
+  } cases[] = {{"iota 1025 320", "iota 320 1025 | permute 1 0", 4, 1, 0},                  /* a pitch of 4 KiB + 4 bytes */
+               {"iota 1000 320", "iota 320 2049 | slice : :1000 | permute 1 0", 4, 1, 0}, /* 8 KiB + 4, b cut short */
+               {"iota 1023 1023", "iota 1023 1023 | permute 1 0", 4, 1, 1},               /* 4 KiB - 4, staged */
+               {"iota 513 320", "iota 320 513 | permute 1 0", 8, 0, 0},                   /* doubles (4 KiB + 8): not */
+               {"iota 1024 320", "iota 320 1024 | permute 1 0", 4, 0, 0},                 /* on lines */
+               {"iota 1024 300", "iota 300 1024 | permute 1 0", 4, 0, 1}};                /* on lines, staged */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     for (int vb = 32; vb <= 64; vb += 32) {
       ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, cases[c].elem, vb, 0, 1, NULL);
       assert_int_equal(p->strategy, PLAN_TILED);
-      assert_true(p->nontemporal && !p->staged);
+      assert_true(p->nontemporal);
+      assert_int_equal(p->staged != 0, cases[c].staged);
       bool near_l2 = vb == 64 && cases[c].off_lines;
       bool floats_crowded = vb == 64 && cases[c].elem == 4; /* crowded without the rule: no prefetch, blocks of tiles */
       if ((p->prefetch == PLAN_PREFETCH_NEAR_L2) != near_l2 || (floats_crowded && !near_l2 && p->prefetch))
@@ -2634,7 +2637,7 @@ int main(void) {
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(intel_row_quads), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(packed_period), cmocka_unit_test(row_source_prefetch), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
-                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(intel_spread_rows), cmocka_unit_test(intel_crowded_off_lines), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles), cmocka_unit_test(continued_rows_prefetch),
+                                     cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(intel_spread_rows), cmocka_unit_test(intel_crowded_prefetch), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles), cmocka_unit_test(continued_rows_prefetch),
                                      cmocka_unit_test(zen_by_cpu),
                                      cmocka_unit_test(strided_destination_streams), cmocka_unit_test(stream_thresholds)};
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
