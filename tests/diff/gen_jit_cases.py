@@ -349,6 +349,40 @@ def row_quads_case(rng):
     return f"copy\t{e}\tiota {b} {a} {row}\tiota {a} {b} {row} | permute 1 0 2"
 
 
+def intel_rules_case(rng):
+    """Round 31's plans on Intel with AVX-512, large enough to stream (more
+    than the corpus's 256 KiB of cache): float transposes whose source rows
+    spread over the L1 sets (tiles of 32 rows), whose rows crowd one set but
+    lie off lines (prefetched one tile ahead into L2; staged where the
+    destination's rows are off lines too), or whose tile count along b has a
+    divisor from 8 to 15 (blocks of 16 tiles ending past b's end); and rows
+    read with a stride of 2 or 3, or reversed, two rows apart (row groups)."""
+    kind = rng.randrange(4)
+    if kind == 3:
+        e = rng.choice(ELEM_SIZES)
+        step = rng.choice([2, 3])
+        n = rng.choice([64, 128, 256, 512]) // e * rng.randint(1, 3)
+        r = 4 * ((300 << 10) // (4 * n * e) + rng.randint(1, 3)) + rng.choice([0, 0, 2])
+        rows = rng.choice(["::2", "::-2", "1::2"])
+        return f"copy\t{e}\tiota {r} {n}\tiota {2 * r} {n * step} | slice {rows} ::{step}"
+    if kind == 0:  # a pitch that is no multiple of 4 KiB: spread
+        pitch = 1024 * rng.randint(1, 3) + 16 * rng.choice([1, 2, 3, 5, 7])
+        b = pitch
+    elif kind == 1:  # a few elements off a multiple of 4 KiB: crowded, off lines
+        pitch = 1024 * rng.randint(1, 2) + rng.choice([-3, -1, 1, 2, 5])
+        b = pitch
+    else:  # 64 x t columns of a crowded 8 KiB pitch, t with a divisor from 8 to 15 but not 16
+        pitch = 2048
+        b = 64 * rng.choice([18, 20, 24, 27, 30])
+    a = (300 << 10) // (b * 4) + rng.randint(1, 80)
+    src = f"iota {a} {pitch}" + (f" | slice : :{b}" if b != pitch else "") + " | permute 1 0"
+    dst = f"iota {b} {a}"
+    if rng.random() < 0.4:  # destination rows padded, on lines or off them (staged)
+        pad = rng.choice([1, 3, 16])
+        dst = f"iota {b} {a + pad} | slice : :{a}"
+    return f"copy\t4\t{dst}\t{src}"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -364,6 +398,7 @@ def main():
     ap.add_argument("--multi-rolled", type=int, default=40)
     ap.add_argument("--packed-rows", type=int, default=30)
     ap.add_argument("--row-quads", type=int, default=30)
+    ap.add_argument("--intel-rules", type=int, default=30)
     ap.add_argument("--seed", type=int, default=29112026)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -379,6 +414,7 @@ def main():
     lines += [multi_rolled_case(rng) for _ in range(a.multi_rolled)]
     lines += [packed_rows_case(rng) for _ in range(a.packed_rows)]
     lines += [row_quads_case(rng) for _ in range(a.row_quads)]
+    lines += [intel_rules_case(rng) for _ in range(a.intel_rules)]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 
