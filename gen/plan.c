@@ -1410,14 +1410,12 @@ static bool intel_gathered_staged_bytes(const ixj_plan *p, const plan_request *r
  * mixed (`t2d_e8` 1.05-1.06 -> 1.08-1.09 at 1 thread, the 6-D permute of
  * doubles 0.84 -> 0.78-0.79) and keep 16. */
 #define INTEL_SPREAD_ROWS 32
-static bool intel_spread_rows(ixj_plan *p, const plan_request *req) {
+static bool intel_spread_rows(const ixj_plan *p, const plan_request *req) {
   if (!intel_avx512(req) || p->elem_size != 4 || p->tile_a != 16 || p->staged || p->b_inner || p->a_inner ||
       sequential_source(p))
     return false;
-  p->tile_a = INTEL_SPREAD_ROWS;
-  bool spread = rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET;
-  p->tile_a = 16;
-  return spread;
+  int64_t rows = ixj__plan_tile_a_extent(p) < INTEL_SPREAD_ROWS ? ixj__plan_tile_a_extent(p) : INTEL_SPREAD_ROWS;
+  return lines_per_l1_set(p, &p->operand[1], rows, 0, p->rank - 3, p->rank - 1) <= L1_MAX_ROWS_PER_SET; /* as rows_per_l1_set */
 }
 
 /* INTEL_FUSED_B_ROWS: on the Intel AVX-512 VM (round 29) streamed float
