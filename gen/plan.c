@@ -1278,6 +1278,27 @@ static void stage_tiles(ixj_plan *p, const plan_request *req) {
  * 2048^2 and 4096 x 2048 doubles: the same or slower) (docs/cpu-path.md,
  * round 14). */
 #define ZEN_CROWDED_ROWS 32
+/* ZEN_TALL_CROWDED_TILES: on the Zen 4 again (round 32; the rule above was
+ * measured before the blocks of 16 x 16 tiles and the boxes of rounds 14 and
+ * 26), those crowded float tiles read 64 source rows, 32 elements (two lines)
+ * of each: the same 8 KiB a tile, but four lines of each destination row in
+ * turn instead of two, where a spans at least the 64 rows. Environment
+ * switches, three alternations, 1 thread (2 threads the same, 0.83-0.94),
+ * ixjit / the ceiling: `t2d_e4` 0.74-0.77 -> 0.80-0.85, `t2d_e4_big`
+ * 0.76-0.79 -> 0.83-0.86, `reshape_t` 0.73-0.76 -> 0.84-0.85, `slice_t`
+ * 0.72-0.74 -> 0.84, `roll_t` 0.69-0.73 -> 0.77-0.79, `roll2_t` 0.68-0.70
+ * -> 0.77-0.79, `roll_dst_t` 0.72-0.74 -> 0.83-0.85, `cat2_inner_t`
+ * 0.83-0.84 -> 0.89-0.93, `cat2_outer_t` 0.82-0.84 -> 0.86-0.90; two
+ * alternations: 8192 x 2048 (rows 32 KiB apart) 0.70 -> 0.83-0.84, 2048 x
+ * 8192 0.76-0.79 -> 0.82, a source pitch of 4096 only (4032 x 4096) 0.90-0.91
+ * -> 0.94-0.95, a destination pitch only 0.76-0.78 -> 0.81-0.89. 64 rows of
+ * 64 elements ran as fast at 1 thread and slower at 2 (0.79-0.80 against
+ * 0.90-0.92 for `t2d_e4`), 128 rows of 32 the same, 64 or 128 of 16 and 32
+ * of 32 slower (0.71-0.83), a prefetch into L1 much slower (0.63). An a of
+ * 32 (NCHW -> NHWC of 32 channels) keeps 32 x 64: 0.94 -> 0.86-0.87 so.
+ * Intel keeps 32 x 64 (INTEL_AVX512_RULES; not measured there). */
+#define ZEN_TALL_CROWDED_ROWS 64
+#define ZEN_TALL_CROWDED_WIDTH 32
 /* Staged 4-byte tiles (destination rows off lines, not spanning them) read
  * 64 source rows, four lines of each destination row, so that the halo
  * (the next tile's first block column, staged too) is a quarter of the
@@ -1485,7 +1506,11 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
     p->tile_a = ZEN_SEQUENTIAL_ROWS;
     return;
   }
-  if (zen_crowded_rows(p)) p->tile_a = ZEN_CROWDED_ROWS;
+  if (zen_crowded_rows(p)) {
+    bool tall = req->cpu_zen && ixj__plan_tile_a_extent(p) >= ZEN_TALL_CROWDED_ROWS;
+    p->tile_a = tall ? ZEN_TALL_CROWDED_ROWS : ZEN_CROWDED_ROWS;
+    if (tall) p->tile = ZEN_TALL_CROWDED_WIDTH;
+  }
   if (e == 4 && p->staged) p->tile_a = ZEN_STAGED_ROWS;
   if (intel_spread_rows(p, req)) p->tile_a = INTEL_SPREAD_ROWS;
   if (intel_fused_b_rows(p, req)) p->tile_a = INTEL_FUSED_B_ROWS;

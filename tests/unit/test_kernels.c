@@ -1865,7 +1865,7 @@ static void source_prefetch(void **state) {
     const char *dst, *src;
     size_t elem;
     int stream, prefetch, sequential; /* sequential: on Zen cores, short rows back to back */
-    int rows32; /* with AVX-512, streamed: 4 bytes whose source or destination rows crowd read 32 rows */
+    int rows32; /* with AVX-512, streamed: 4 bytes whose source or destination rows crowd read 32 rows (Zen: 64) */
     int spread32; /* on Intel with AVX-512 also spread ones, not back to back (INTEL_SPREAD_ROWS) */
   } want[] = {{"iota 2048 1024", "iota 1024 2048 | permute 1 0", 4, 1, 0, 0, 1, 0},       /* 4 and 8 KiB pitches: one set */
               {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0, 0, 1},    /* spread over the sets */
@@ -1883,7 +1883,7 @@ static void source_prefetch(void **state) {
   /* Zen cores (cpu_zen) with AVX-512: every streamed one, one tile ahead
    * into L2, or the next rows of tiles in memory order where the rows are
    * short and back to back; 4-byte tiles whose source or destination rows
-   * crowd read 32 rows */
+   * crowd read 32 rows (64 of 32 elements on Zen) */
   for (int near = 0; near <= 1; near++)
     for (size_t c = 0; c < sizeof want / sizeof *want; c++) {
       ixj_ixfun *d = parse_ok(want[c].dst), *s = parse_ok(want[c].src);
@@ -1908,8 +1908,11 @@ static void source_prefetch(void **state) {
       /* locality 2 (prefetcht1, into L2) for the crowded ones, else 3 (into L1) */
       assert_int_equal(strstr(ir, "i32 0, i32 2, i32 1)") != NULL, expect == PLAN_PREFETCH_NEAR_L2);
       assert_int_equal(strstr(ir, "i32 0, i32 3, i32 1)") != NULL, p->prefetch != 0 && expect != PLAN_PREFETCH_NEAR_L2);
-      assert_int_equal(p->tile_a == 32, want[c].stream && (want[c].rows32 || (want[c].spread32 && !near)) &&
-                                            want[c].elem == 4); /* Intel too: INTEL_AVX512_RULES */
+      bool rows32 = want[c].stream && (want[c].rows32 || (want[c].spread32 && !near)) && want[c].elem == 4; /* Intel too */
+      if (rows32 && near && want[c].rows32) /* Zen: 64 rows of 32 (ZEN_TALL_CROWDED_TILES; a spans 64 in each case) */
+        assert_true(p->tile_a == 64 && p->tile == 32);
+      else
+        assert_int_equal(p->tile_a == 32, rows32); /* INTEL_AVX512_RULES */
       /* the sequential prefetch's address is computed from the block's place, not a step from its load */
       snprintf(along, sizeof along, ".f0 = getelementptr i%d, ptr %%bp.1, i64 %%v", (int)want[c].elem * 8);
       assert_int_equal(strstr(ir, along) != NULL, expect == PLAN_PREFETCH_SEQUENTIAL);
@@ -1962,7 +1965,8 @@ static void source_prefetch(void **state) {
 /* Zen cores, streamed, AVX-512: tiles of 4-, 8- and 16-byte elements read
  * 16, 16 and 8 source rows (plan.tile_a), 4-byte ones 64 elements along b,
  * and 32 rows where the source's or the destination's rows crowd one
- * L1 set (4 KiB pitches), or, on Intel, where b is fused; whole tiles, edges on both sides, staged rows (a
+ * L1 set (4 KiB pitches), on Zen 64 rows of 32 elements where a spans 64
+ * (ZEN_TALL_CROWDED_TILES), or, on Intel, where b is fused; whole tiles, edges on both sides, staged rows (a
  * pitch off lines), batches, a chain's fused b, and 32-byte vectors
  * (unchanged). */
 static void zen_tile_shapes(void **state) {
@@ -1971,18 +1975,23 @@ static void zen_tile_shapes(void **state) {
     const char *dst, *src;
     int span4;    /* staged at 4 bytes, spanning a (which keeps its tiles) */
     int crowded4; /* 4 bytes: source or destination rows on one L1 set: 32 rows */
-  } cases[] = {{"iota 256 384", "iota 384 256 | permute 1 0", 0, 0},     /* whole tiles, rows on lines */
-               {"iota 300 270", "iota 270 300 | permute 1 0", 0, 0},     /* edges; staged */
-               {"iota 200 1032", "iota 1032 200 | permute 1 0", 0, 0},   /* edges, rows on lines */
-               {"iota 3 70 160", "iota 3 160 70 | permute 0 2 1", 0, 0}, /* batched */
-               {"iota 64 272 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", 0, 0}, /* b fused */
-               {"iota 64 270 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", 0, 0}, /* b fused, staged */
-               {"iota 3 70 130", "iota 3 130 70 | permute 0 2 1", 1, 0},  /* staged, spanning a at 4 bytes */
-               {"iota 2 150 60", "iota 2 60 150 | permute 0 2 1", 1, 0},  /* spanning, tiles of 128 along b on Zen */
+    int tall4;    /* crowded, a spanning 64: Zen's 64 rows of 32 elements */
+  } cases[] = {{"iota 256 384", "iota 384 256 | permute 1 0", 0, 0, 0},     /* whole tiles, rows on lines */
+               {"iota 300 270", "iota 270 300 | permute 1 0", 0, 0, 0},     /* edges; staged */
+               {"iota 200 1032", "iota 1032 200 | permute 1 0", 0, 0, 0},   /* edges, rows on lines */
+               {"iota 3 70 160", "iota 3 160 70 | permute 0 2 1", 0, 0, 0}, /* batched */
+               {"iota 64 272 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", 0, 0, 0}, /* b fused */
+               {"iota 64 270 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", 0, 0, 0}, /* b fused, staged */
+               {"iota 3 70 130", "iota 3 130 70 | permute 0 2 1", 1, 0, 0},  /* staged, spanning a at 4 bytes */
+               {"iota 2 150 60", "iota 2 60 150 | permute 0 2 1", 1, 0, 0},  /* spanning, tiles of 128 along b on Zen */
                /* crowded (4 KiB pitches on both sides): whole tiles, edges along b, edges along a */
-               {"iota 128 1024 | slice : :128", "iota 128 1024 | slice : :128 | permute 1 0", 0, 1},
-               {"iota 70 1024 | slice : :128", "iota 128 1024 | slice : :70 | permute 1 0", 0, 1},
-               {"iota 128 1024 | slice : :100", "iota 100 1024 | slice : :128 | permute 1 0", 0, 1}};
+               {"iota 128 1024 | slice : :128", "iota 128 1024 | slice : :128 | permute 1 0", 0, 1, 1},
+               {"iota 70 1024 | slice : :128", "iota 128 1024 | slice : :70 | permute 1 0", 0, 1, 1},
+               {"iota 128 1024 | slice : :100", "iota 100 1024 | slice : :128 | permute 1 0", 0, 1, 1},
+               /* crowded, a of 40 (and 63: edges along a of the tall tiles' rows) */
+               {"iota 128 1024 | slice : :40", "iota 40 1024 | slice : :128 | permute 1 0", 0, 1, 0},
+               {"iota 100 1024 | slice : :63", "iota 63 1024 | slice : :100 | permute 1 0", 0, 1, 0},
+               {"iota 100 1024 | slice : :65", "iota 65 1024 | slice : :100 | permute 1 0", 0, 1, 1}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     ixj_ixfun *d = parse_ok(cases[c].dst), *s = parse_ok(cases[c].src);
     const ixj_ixfun *srcs[1] = {s};
@@ -2000,10 +2009,13 @@ static void zen_tile_shapes(void **state) {
            * 256 bytes along b and 128 along a (INTEL_STAGED_TILES; not with a fused b) */
           bool shaped = (zen || ((e == 4 || e == 8) && !p->staged)) && vb == 64 && !p->span;
           bool intel_staged = !zen && vb == 64 && (e == 4 || e == 8) && p->staged && !p->span && !p->b_inner;
+          bool tall = zen && e == 4 && cases[c].tall4; /* ZEN_TALL_CROWDED_TILES */
+          int crowded_rows = tall ? 64 : 32;
           if (!p->span)
             assert_int_equal(p->tile_a, intel_staged ? 128 / (int)e
                                         : shaped     ? (e == 16 ? 8 : e == 4 && p->staged ? 64
-                                                            : e == 4 && (cases[c].crowded4 || (p->b_inner && !zen)) ? 32 : 16)
+                                                            : e == 4 && cases[c].crowded4 ? crowded_rows
+                                                            : e == 4 && p->b_inner && !zen ? 32 : 16)
                                                      : 0);
           /* on Zen with AVX-512 into L2 (short source rows back to back take the sequential
            * prefetch: sequential_prefetch; a fused b none); Intel's staged floats too (their rows
@@ -2012,7 +2024,7 @@ static void zen_tile_shapes(void **state) {
           if ((p->prefetch == PLAN_PREFETCH_NEAR_L2) != l2)
             fail_msg("%s (elem %zu, %d-byte vectors, zen %d): prefetch %d, tile_a %d", cases[c].dst, e, vb, zen, p->prefetch, p->tile_a);
           int64_t row = (int64_t)p->tile_a * (int64_t)e; /* a spanning tile's staged row */
-          int want = (shaped && e == 4) || (intel_staged && e == 4) ? 64 : 32;
+          int want = (shaped && e == 4 && !(tall && vb == 64)) || (intel_staged && e == 4) ? 64 : 32;
           if (zen && vb == 64 && p->span && 128 * row <= 65536) want = 128;
           assert_int_equal(p->tile, want);
           free(p);
@@ -2060,7 +2072,8 @@ static void intel_half_tiles(void **state) {
 /* Intel with AVX-512, streamed: float tiles whose source rows spread over
  * the L1 sets read 32 source rows (INTEL_SPREAD_ROWS) where Zen's read 16;
  * not where 32 rows would crowd a set (16 of them do not), not doubles, not
- * back-to-back rows; crowded ones read 32 on both. Then the kernels against
+ * back-to-back rows; crowded ones read 32 on Intel, 64 on Zen
+ * (ZEN_TALL_CROWDED_TILES). Then the kernels against
  * the reference. */
 static void intel_spread_rows(void **state) {
   (void)state;
@@ -2071,7 +2084,7 @@ static void intel_spread_rows(void **state) {
   } cases[] = {{"iota 1056 320", "iota 320 1056 | permute 1 0", 4, 32, 16},                  /* a pitch of 4 KiB + 128 bytes */
                {"iota 1000 320", "iota 320 1056 | slice : :1000 | permute 1 0", 4, 32, 16}, /* b cut short */
                {"iota 1024 320", "iota 320 1536 | slice : :1024 | permute 1 0", 4, 16, 16}, /* 6 KiB: 32 rows on 2 sets */
-               {"iota 1024 320", "iota 320 1024 | permute 1 0", 4, 32, 32},                 /* 4 KiB: crowded */
+               {"iota 1024 320", "iota 320 1024 | permute 1 0", 4, 32, 64},                 /* 4 KiB: crowded (Zen: tall) */
                {"iota 1056 320", "iota 320 1056 | permute 1 0", 8, 16, 16}};                /* doubles */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     for (int zen = 0; zen <= 1; zen++) {
@@ -2382,7 +2395,7 @@ static void super_blocks_past_the_end(void **state) {
   zen_rules = 0;
   /* On Intel with AVX-512 (INTEL_FULL_BLOCKS) b's blocks are 16 tiles wide
    * past its end also where a divisor from 8 to 15 leaves none past: 63
-   * tiles along b (Zen's rules: 9), at 4 and 8 bytes (tiles of 64 and 32;
+   * tiles along b (Zen's rules: 9; its floats' 126 tiles of 32: 14), at 4 and 8 bytes (tiles of 64 and 32;
    * source rows that crowd an L1 set: else Intel walks rows of tiles) */
   static const char *full[][2] = {{"iota 4032 304 | slice : :300", "iota 300 4096 | slice : :4032 | permute 1 0"},
                                   {"iota 2016 320", "iota 320 2048 | slice : :2016 | permute 1 0"}};
@@ -2392,7 +2405,7 @@ static void super_blocks_past_the_end(void **state) {
     for (int zen = 0; zen <= 1; zen++) {
       ixj_plan *p = copy_plan(text[0], text[1], e, 64, zen, 1, NULL);
       assert_true(p->strategy == PLAN_TILED && !p->staged);
-      assert_int_equal(p->super_b, zen ? 9 : 16);
+      assert_int_equal(p->super_b, !zen ? 16 : e == 4 ? 14 : 9); /* Zen's floats: 126 tiles of 32 (ZEN_TALL_CROWDED_TILES) */
       free(p);
     }
     assert_int_equal(run_tiles_past_the_end(text[0], text[1], e, 0, 64), tiles_a[e / 8] * (64 - 63));
@@ -2493,14 +2506,15 @@ static void sequential_prefetch(void **state) {
   static const struct {
     const char *dst, *src;
     bool long_rows;
-  } longer[] = {{"iota 128 1024", "iota 1024 128 | permute 1 0", true},              /* 512-byte rows, 4 KiB pitch */
-                {"iota 200 1024", "iota 1024 200 | permute 1 0", true},              /* an edge along b */
-                {"iota 128 1024 | slice : :1000", "iota 1000 128 | permute 1 0", true}, /* an edge along a */
-                {"iota 2 160 64 16", "iota 2 64 16 160 | permute 0 3 1 2", true},    /* batched, 640-byte rows */
-                {"iota 128 1040", "iota 1040 128 | permute 1 0", false},             /* the destination spreads */
-                {"iota 96 1024", "iota 1024 96 | permute 1 0", true},                /* 384-byte rows */
-                {"iota 64 1024", "iota 1024 64 | permute 1 0", false},               /* 256-byte rows */
-                {"iota 1040 256", "iota 256 1040 | permute 1 0", false}};            /* rows past 4 KiB */
+    bool zen_tall; /* not long: the destination's rows crowd, Zen's tiles 64 x 32 (ZEN_TALL_CROWDED_TILES) */
+  } longer[] = {{"iota 128 1024", "iota 1024 128 | permute 1 0", true, false},              /* 512-byte rows, 4 KiB pitch */
+                {"iota 200 1024", "iota 1024 200 | permute 1 0", true, false},              /* an edge along b */
+                {"iota 128 1024 | slice : :1000", "iota 1000 128 | permute 1 0", true, false}, /* an edge along a */
+                {"iota 2 160 64 16", "iota 2 64 16 160 | permute 0 3 1 2", true, false},    /* batched, 640-byte rows */
+                {"iota 128 1040", "iota 1040 128 | permute 1 0", false, false},             /* the destination spreads */
+                {"iota 96 1024", "iota 1024 96 | permute 1 0", true, false},                /* 384-byte rows */
+                {"iota 64 1024", "iota 1024 64 | permute 1 0", false, false},               /* 256-byte rows */
+                {"iota 1040 256", "iota 256 1040 | permute 1 0", false, true}};             /* rows past 4 KiB */
   for (size_t c = 0; c < sizeof longer / sizeof *longer; c++)
     for (int vb = 32; vb <= 64; vb += 32)
       for (int zen = 0; zen <= 1; zen++) {
@@ -2508,7 +2522,9 @@ static void sequential_prefetch(void **state) {
         bool want = vb == 64 && longer[c].long_rows; /* Intel too: INTEL_AVX512_RULES */
         assert_int_equal(p->strategy, PLAN_TILED);
         assert_int_equal(p->prefetch == PLAN_PREFETCH_SEQUENTIAL_L2, want);
-        assert_int_equal(ixj__plan_tile_edge_a(p) == 64, want);
+        bool tall = zen && vb == 64 && longer[c].zen_tall; /* crowded destination rows: ZEN_TALL_CROWDED_TILES */
+        assert_int_equal(ixj__plan_tile_edge_a(p) == 64, want || tall);
+        if (vb == 64) assert_int_equal(p->tile == 32, tall);
         if (want) {
           char *ir = NULL;
           assert_int_equal(ixj__emit_llvm(p, "k", "test", &ir, NULL), IXJ_OK);
