@@ -202,7 +202,20 @@ static int stacked_micro(size_t elem_size, int fused) {
  * permute of 256 x 64 x 64 x 16 floats 0.68-0.86 / 0.38-0.48 -> 1.07 /
  * 0.88-0.92, (2, 1, 0) of 256 x 4096 x 16 floats 0.74-0.81 / 0.50-0.51 ->
  * 1.07-1.08 / 0.90, of 256 x 4096 x 32 halves 0.87-0.97 / 0.57-0.61 ->
- * 0.98-1.00 / 0.74-0.77. Not measured on Zen cores. */
+ * 0.98-1.00 / 0.74-0.77.
+ * ZEN_FUSED_B: on the Zen 4 (round 32) the same, but not bytes. An
+ * environment switch, two alternations, ixjit / the ceiling, 1 / 2 threads:
+ * the (3, 1, 2, 0) permute of floats (`p4d_3120`) 0.29-0.31 / 0.47-0.50 ->
+ * 0.59-0.62 / 0.82-0.86, (2, 1, 0) of 256 x 4096 x 16 floats
+ * (`p3d_210_b16`) 0.29-0.31 / 0.30-0.54 -> 0.59-0.60 / 0.81-0.84, of 8
+ * floats 0.32 / 0.52-0.54 -> 0.60-0.61 / 0.60-0.86, of 8 doubles 0.30-0.31
+ * / 0.48-0.51 -> 0.86 / 0.89-0.91, of 32 halves 0.26 / 0.42-0.43 ->
+ * 0.48-0.51 / 0.62-0.73; of 64 bytes 0.23-0.24 / 0.38-0.40 -> 0.14-0.16 /
+ * 0.23-0.24, so not those. A prefetch for the fused tiles (none, as on
+ * Intel) changed nothing. */
+static bool wide_fused_b(const ixj_plan *p, const plan_request *req) {
+  return intel_avx512(req) || (!req->gpu && req->cpu_zen && req->cpu_vector_bytes == 64 && p->elem_size >= 2);
+}
 static int fusable_partner(const ixj_plan *p, const plan_request *req, int q) {
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
   int64_t n = p->shape[q], last = p->rank - 1;
@@ -480,7 +493,7 @@ static void choose_strategy(ixj_plan *p, const plan_request *req) {
       choose_run_tile(p, req, zip ? p->zip : p->unzip);
       return;
     }
-    int hi = (p->shape[q] < 8 || intel_avx512(req)) && !req->gpu ? fusable_partner(p, req, q) : -1; /* INTEL_FUSED_B */
+    int hi = (p->shape[q] < 8 || wide_fused_b(p, req)) && !req->gpu ? fusable_partner(p, req, q) : -1; /* INTEL_FUSED_B, ZEN_FUSED_B */
     if (p->shape[q] < 8 && hi < 0) return;
     int ahi = hi < 0 && !req->gpu ? fusable_a_partner(p, req, q) : -1;
     if (p->shape[last] < 8 && ahi < 0) return;
@@ -688,7 +701,7 @@ static void streamed_row_ends(ixj_plan *p, const plan_request *req) {
  * too (an environment switch, two alternations, ixjit / the ceiling, 1 / 2
  * threads): `slice_step` 0.52-0.53 / 0.51 -> 0.62 / 0.59, `slice_rev_step`
  * 0.59-0.67 / 0.65-0.71 -> 0.75 / 0.72-0.73; rows walked in the source's
- * order group as well (the four rows of a quad, intel_row_quads):
+ * order group as well (the four rows of a quad, row_quads):
  * `rows_10324` (64-byte rows 2 KiB apart) 0.78-0.79 / 0.84 -> 0.91-0.93 /
  * 1.02-1.06, `rows_102_64b` 0.99-1.01 / 1.01 -> 1.08-1.10 / 1.07-1.09,
  * `p3d_102`, `rows_102_512b`, `rows_0213` and `cat2_rows_102` the same.
@@ -811,11 +824,21 @@ static int64_t tile_dst_run_bytes(const ixj_plan *p) {
  * 0.73 / 0.70-0.71 -> 0.89-0.91 / 0.79-0.92; 2 KiB rows the same (0.96-1.03
  * -> 0.93-1.03, bytes and floats, (1, 0, 2) and (0, 2, 1, 3)), 4 KiB rows too
  * (0.99 / 0.93-0.97 -> 0.94-0.98 / 0.88-0.96), so not those; groups of 8: as
- * 4. */
+ * 4.
+ * ZEN_ROW_QUADS: on the Zen 4 (round 32, its AVX-512; the rows there walk
+ * source-major wherever they are whole lines, round 10) the same. An
+ * environment switch, two alternations, ixjit / the ceiling, 1 / 2 threads:
+ * `rows_102_64b` 0.51-0.54 / 0.66-0.79 -> 0.94 / 0.94-0.95, `rows_102_512b`
+ * 0.95-0.96 / 0.96-1.00 -> 1.03-1.08 / 0.96-1.02, `p3d_102` (1 KiB rows)
+ * 0.95-0.98 / 0.98-1.00 -> 1.07-1.09 / 1.00-1.02, `cat2_rows_102`'s parts
+ * 0.90 / 0.95 -> 1.03-1.05 / 0.71-0.99 (one run slow); `rows_0213` and
+ * `rows_10324` the same. Intel's prefetch of rows (INTEL_ROW_PREFETCH) on
+ * top gained a little for 64-byte rows (1.02-1.05 / 0.96-0.97) but cost
+ * rows of bytes (`slice_cols_e1` 0.99-1.00 -> 0.63-0.81): Intel's only. */
 #define INTEL_ROW_QUAD_MAX_BYTES 1024
-static void intel_row_quads(ixj_plan *p, const plan_request *req) {
+static void row_quads(ixj_plan *p, const plan_request *req) {
   int rows = p->rank - 1;
-  if (!intel_avx512(req) || !p->source_major || p->rank >= IXJ_MAX_RANK ||
+  if (req->gpu || req->cpu_vector_bytes != 64 || !p->source_major || p->rank >= IXJ_MAX_RANK ||
       (uint64_t)p->shape[rows] * p->elem_size > INTEL_ROW_QUAD_MAX_BYTES)
     return;
   for (int d = 0; d < rows - 1; d++) {
@@ -866,7 +889,7 @@ static void source_major_rows(ixj_plan *p, const plan_request *req) {
   for (int j = 0; j < rows; j++)
     if (dst->rotate[j] || src->rotate[j] || src->stride[j] <= 0) return;
   walk_rows_source_major(p);
-  intel_row_quads(p, req);
+  row_quads(p, req);
 }
 
 /* The same for the dims outside a streamed transpose's tiles: tiles follow
@@ -2341,7 +2364,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
   out->nontemporal = cat->part[k].nontemporal;
   if (cat->part[k].source_major) { /* streamed contiguous rows in the source's order */
     walk_rows_source_major(out);
-    intel_row_quads(out, &r);
+    row_quads(out, &r);
   }
   if (out->strategy == PLAN_TILED) { /* staging, the tiles' order and the walk as planned with them */
     stage_tiles(out, &r);

@@ -317,10 +317,10 @@ static void fused_tiles(void **state) {
     copy_all_ways(e, "iota 64 264 | slice : :256", "iota 128 128 | permute 1 0 | reshape 64 256", "tiled");
     copy_all_ways(e, "iota 50 210 | slice : :200", "iota 100 100 | permute 1 0 | reshape 50 200", "tiled");
   }
-  /* On Intel's rules (AVX-512, not Zen) a source unit dim of 8 elements or
-   * more fuses too where it divides the micro-kernel's edge (INTEL_FUSED_B:
-   * a line of source row or less): a (2, 1, 0) permute whose b is a whole
-   * line, then half of one; not with AVX2 or on Zen cores. Then the kernels
+  /* With AVX-512 a source unit dim of 8 elements or more fuses too where it
+   * divides the micro-kernel's edge (INTEL_FUSED_B: a line of source row or
+   * less): a (2, 1, 0) permute whose b is a whole line, then half of one; on
+   * Zen cores (ZEN_FUSED_B) not bytes; not with AVX2. Then the kernels
    * against the reference (b cut short: 40 rows of the partner, and a). */
   char dst[64], src[64];
   for (size_t e = 1; e <= 8; e *= 2)
@@ -332,7 +332,7 @@ static void fused_tiles(void **state) {
         for (int zen = 0; zen <= vb / 64; zen++) {
           ixj_plan *p = copy_plan(dst, src, e, vb, zen, 1, NULL);
           assert_int_equal(p->strategy, PLAN_TILED);
-          assert_int_equal(p->b_inner, n < 8 ? p->b_inner : vb == 64 && !zen ? n : 0);
+          assert_int_equal(p->b_inner, n < 8 ? p->b_inner : vb == 64 && (!zen || e >= 2) ? n : 0);
           free(p);
         }
       for (zen_rules = 0; zen_rules <= 1; zen_rules++) copy_all_ways(e, dst, src, "tiled");
@@ -591,10 +591,11 @@ static void row_groups(void **state) {
     int copy, zen, stream;
     size_t elem;
     int misaligned, want, avx2;
-  } cases[] = {{0, 1, 1, 4, 1, 4, 0}, {0, 1, 1, 4, 0, 0, 0}, {0, 0, 1, 4, 1, 0, 0}, {0, 1, 0, 4, 1, 0, 0}, {1, 1, 1, 1, 1, 0, 0},
-               {1, 1, 1, 2, 1, 4, 0}, {1, 1, 1, 2, 0, 0, 0}, {2, 1, 1, 4, 1, 0, 0}, {2, 1, 1, 8, 1, 4, 0}, {3, 1, 1, 4, 1, 0, 0},
-               {4, 1, 1, 4, 1, 4, 0}, {4, 1, 1, 4, 0, 0, 0}, {5, 1, 1, 4, 0, 0, 0}, {6, 1, 1, 4, 0, 4, 0},
-               /* Intel with AVX-512 (INTEL_ROW_GROUPS): rows in the source's order group too */
+  } cases[] = {{0, 1, 1, 4, 1, 4, 0}, {0, 1, 1, 4, 0, 4, 0} /* quads (row_quads) */, {0, 0, 1, 4, 1, 0, 0}, {0, 1, 0, 4, 1, 0, 0}, {1, 1, 1, 1, 1, 0, 0},
+               {1, 1, 1, 2, 1, 4, 0}, {1, 1, 1, 2, 0, 4, 0} /* quads */, {2, 1, 1, 4, 1, 0, 0}, {2, 1, 1, 8, 1, 4, 0}, {3, 1, 1, 4, 1, 0, 0},
+               {4, 1, 1, 4, 1, 4, 0}, {4, 1, 1, 4, 0, 4, 0} /* quads */, {5, 1, 1, 4, 0, 0, 0}, {6, 1, 1, 4, 0, 4, 0},
+               /* Intel with AVX-512 (INTEL_ROW_GROUPS): rows in the source's order group too (Zen's
+                * with AVX-512 where quads split their dim, above: row_quads) */
                {0, 0, 1, 4, 0, 4, 0}, {4, 0, 1, 4, 0, 4, 0}, {5, 0, 1, 4, 0, 0, 0},
                /* general (100 + k: general[k]) */
                {100, 1, 1, 4, 0, 4, 0}, {100, 1, 0, 4, 0, 0, 0}, {101, 1, 1, 8, 0, 4, 0}, {102, 1, 1, 4, 0, 0, 0},
@@ -649,7 +650,8 @@ static ixj_plan *copy_plan(const char *dst, const char *src, size_t elem, int ve
 static void cat2_parts(const char *dst, const char *const *inputs, size_t elem, int axis, int asm_regs, ixj_plan *part[2]) {
   ixj_ixfun *d = parse_ok(dst), *s[2] = {parse_ok(inputs[0]), parse_ok(inputs[1])};
   plan_request req = {.op = IXJ_OP_CAT, .elem_size = elem, .dst = d, .num_srcs = 2, .srcs = (const ixj_ixfun *const *)s,
-                      .cat_axis = axis, .last_level_cache = 1, .cpu_vector_bytes = 64, .cpu_asm_regs = asm_regs};
+                      .cat_axis = axis, .last_level_cache = 1, .cpu_vector_bytes = 64, .cpu_asm_regs = asm_regs,
+                      .cpu_zen = zen_rules};
   ixj_plan *cat = malloc(sizeof *cat);
   assert_non_null(cat);
   assert_int_equal(ixj__plan_build(&req, cat, NULL), IXJ_OK);
@@ -681,9 +683,10 @@ static void source_major(void **state) {
   static const struct {
     const char *dst, *src;
     int zen, stream, misaligned, source_major, avx2;
-  } cases[] = {{"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 1, 1, 0, 1, 0},
-               {"iota 2 4 8 64", "iota 2 8 4 64 | permute 0 2 1 3", 1, 1, 0, 1, 0},
-               {"iota 4 3 5 64", "iota 5 4 3 64 | permute 1 2 0 3", 1, 1, 0, 1, 0},
+  } cases[] = {/* Zen: rows of 2 KiB (at most 1 KiB, AVX-512 splits a dim into quads: row_quads) */
+               {"iota 8 16 512", "iota 16 8 512 | permute 1 0 2", 1, 1, 0, 1, 0},
+               {"iota 2 4 8 512", "iota 2 8 4 512 | permute 0 2 1 3", 1, 1, 0, 1, 0},
+               {"iota 4 3 5 512", "iota 5 4 3 512 | permute 1 2 0 3", 1, 1, 0, 1, 0},
                {"iota 4 16 512", "iota 16 4 512 | permute 1 0 2", 0, 1, 0, 1, 0},             /* Intel: the next row a page on */
                {"iota 4 16 512", "iota 16 4 512 | permute 1 0 2", 0, 1, 0, 0, 1},          /* Intel with AVX2 */
                {"iota 8 16 64", "iota 16 8 64 | permute 1 0 2", 0, 1, 0, 0, 0},               /* Intel: 2 KiB on */
@@ -811,14 +814,14 @@ static void cat_parts_as_copies(void **state) {
   zen_rules = 0;
 }
 
-/* On Intel's rules (AVX-512), rows of at most 1 KiB walked in the source's
- * order move 4 at a time into one run of the destination (intel_row_quads in
- * gen/plan.c: the dim that steps the destination by a row split, its inner 4
- * rows, or 2 where 4 does not divide it, innermost among the outer dims):
- * the plans' dims and strides, none for an odd extent, longer rows, Zen's
- * rules or AVX2; a cat whose part takes them, rebuilt as its copy; the
- * kernels against the reference. */
-static void intel_row_quads(void **state) {
+/* With AVX-512 (Intel's rules and, since round 32, Zen's), rows of at most
+ * 1 KiB walked in the source's order move 4 at a time into one run of the
+ * destination (row_quads in gen/plan.c: the dim that steps the destination
+ * by a row split, its inner 4 rows, or 2 where 4 does not divide it,
+ * innermost among the outer dims): the plans' dims and strides, none for an
+ * odd extent, longer rows or AVX2; a cat whose part takes them, rebuilt as
+ * its copy (both rules); the kernels against the reference (both rules). */
+static void row_quads(void **state) {
   (void)state;
   static const struct {
     const char *dst, *src;
@@ -829,7 +832,9 @@ static void intel_row_quads(void **state) {
                {"iota 64 31 16", "iota 31 64 16 | permute 1 0 2", 0, 64, {0}},               /* an odd extent */
                {"iota 8 16 256", "iota 16 8 256 | permute 1 0 2", 0, 64, {4, 8, 4, 256}},    /* 1 KiB rows */
                {"iota 4 16 512", "iota 16 4 512 | permute 1 0 2", 0, 64, {0}},               /* 2 KiB rows */
-               {"iota 64 32 16", "iota 32 64 16 | permute 1 0 2", 1, 64, {0}},               /* Zen's rules */
+               {"iota 64 32 16", "iota 32 64 16 | permute 1 0 2", 1, 64, {8, 64, 4, 16}},    /* Zen's rules (ZEN_ROW_QUADS) */
+               {"iota 8 16 256", "iota 16 8 256 | permute 1 0 2", 1, 64, {4, 8, 4, 256}},    /* Zen, 1 KiB rows */
+               {"iota 64 32 16", "iota 32 64 16 | permute 1 0 2", 1, 32, {0}},               /* Zen with AVX2 */
                {"iota 64 32 16", "iota 32 64 16 | permute 1 0 2", 0, 32, {0}}};              /* AVX2 */
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     ixj_plan *p = copy_plan(cases[c].dst, cases[c].src, 4, cases[c].vb, cases[c].zen, 1, NULL);
@@ -847,26 +852,31 @@ static void intel_row_quads(void **state) {
       assert_int_equal(p->operand[1].stride[1], row); /* the source's rows back to back: its walk */
     }
     free(p);
-    if (cases[c].zen == 0 && cases[c].vb == 64)
+    zen_rules = cases[c].zen;
+    if (cases[c].vb == 64)
       for (size_t e = 1; e <= 16; e *= 4) copy_all_ways(e, cases[c].dst, cases[c].src, "inner_contiguous");
+    zen_rules = 0;
   }
   /* a cat along axis 1 of two such inputs: each part splits as its copy does */
   static const char *inputs[2] = {"iota 32 64 16 | permute 1 0 2", "iota 32 64 16 | permute 1 0 2"};
-  ixj_plan *part[2];
-  cat2_parts("iota 64 64 16", inputs, 4, 1, 0, part); /* no asm registers: as copy_plan's */
-  for (int k = 0; k < 2; k++) {
-    char dst_text[64], want[4096], got[4096];
-    snprintf(dst_text, sizeof dst_text, "iota 64 64 16 | slice : %d:%d", 32 * k, 32 * k + 32);
-    ixj_plan *copy = copy_plan(dst_text, inputs[k], 4, 64, 0, 1, NULL);
-    assert_int_equal(part[k]->rank, 4);
-    sig_without_offsets(copy, want, sizeof want);
-    sig_without_offsets(part[k], got, sizeof got);
-    if (strcmp(want, got)) fail_msg("part %d:\n  as a copy: %s\n  rebuilt:   %s", k, want, got);
-    free(copy);
-    free(part[k]);
+  for (zen_rules = 0; zen_rules <= 1; zen_rules++) {
+    ixj_plan *part[2];
+    cat2_parts("iota 64 64 16", inputs, 4, 1, 0, part); /* no asm registers: as copy_plan's */
+    for (int k = 0; k < 2; k++) {
+      char dst_text[64], want[4096], got[4096];
+      snprintf(dst_text, sizeof dst_text, "iota 64 64 16 | slice : %d:%d", 32 * k, 32 * k + 32);
+      ixj_plan *copy = copy_plan(dst_text, inputs[k], 4, 64, zen_rules, 1, NULL);
+      assert_int_equal(part[k]->rank, 4);
+      sig_without_offsets(copy, want, sizeof want);
+      sig_without_offsets(part[k], got, sizeof got);
+      if (strcmp(want, got)) fail_msg("part %d:\n  as a copy: %s\n  rebuilt:   %s", k, want, got);
+      free(copy);
+      free(part[k]);
+    }
+    for (size_t e = 1; e <= 16; e *= 4)
+      for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_CAT, e, 1, "iota 64 64 16", 2, inputs, 64, 1, mis, "cat_parts");
   }
-  for (size_t e = 1; e <= 16; e *= 4)
-    for (size_t mis = 0; mis <= e; mis += e) check(IXJ_OP_CAT, e, 1, "iota 64 64 16", 2, inputs, 64, 1, mis, "cat_parts");
+  zen_rules = 0;
 }
 
 #ifndef RANDOM_TILED_CASES
@@ -2650,7 +2660,7 @@ static void stream_thresholds(void **state) {
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
   const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
-                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(intel_row_quads), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
+                                     cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(row_quads), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(packed_period), cmocka_unit_test(row_source_prefetch), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
                                      cmocka_unit_test(staged_tiles), cmocka_unit_test(span_row_flush), cmocka_unit_test(staged_row_flush), cmocka_unit_test(short_span_rows), cmocka_unit_test(source_prefetch), cmocka_unit_test(zen_tile_shapes), cmocka_unit_test(intel_half_tiles), cmocka_unit_test(intel_spread_rows), cmocka_unit_test(intel_crowded_prefetch), cmocka_unit_test(super_blocks_past_the_end), cmocka_unit_test(zen_narrow_tiles), cmocka_unit_test(gathered_tiles), cmocka_unit_test(zen_in_cache_prefetch), cmocka_unit_test(sequential_prefetch), cmocka_unit_test(source_major_tiles), cmocka_unit_test(continued_rows_prefetch),
