@@ -338,7 +338,7 @@ def row_quads_case(rng):
     """A (1, 0, 2) or (0, 2, 1, 3) permute of contiguous rows of 64 bytes to
     1 KiB whose source rows lie a page or more apart, large enough to stream:
     walked in the source's order, four (or two) rows a step into one run of
-    the destination on Intel with AVX-512 (intel_row_quads in gen/plan.c);
+    the destination with AVX-512 (row_quads in gen/plan.c);
     extents divisible by 4, by 2 only, or odd."""
     e = rng.choice(ELEM_SIZES)
     row = rng.choice([64, 128, 256, 512, 1024]) // e
@@ -383,6 +383,33 @@ def intel_rules_case(rng):
     return f"copy\t4\t{dst}\t{src}"
 
 
+def zen_rules_case(rng):
+    """Round 32's plans on Zen with AVX-512 (Intel's with AVX-512 take the
+    same layouts their own way), large enough to stream: float transposes
+    whose source or destination rows crowd one L1 set (a pitch of 1024 or
+    2048 floats), a spanning 64 rows or more (64 x 32 tiles) or fewer (32 x
+    64), cut short on either side; and (2, 1, 0) or (3, 1, 2, 0) permutes
+    whose source unit dim of 8 to 64 elements fuses with the dim that
+    continues it (fused b)."""
+    if rng.random() < 0.5:
+        pitch = rng.choice([1024, 2048])
+        b = pitch - rng.choice([0, 0, 16, 5, 40])
+        a = rng.choice([40, 63, 64, 65, 100, 130, 200]) + (300 << 10) // (b * 4) * rng.randint(0, 1)
+        src = f"iota {a} {pitch}" + (f" | slice : :{b}" if b != pitch else "") + " | permute 1 0"
+        dst = f"iota {b} {a}"
+        if rng.random() < 0.4:  # a destination pitch of its own: crowded too, or spread
+            dpitch = rng.choice([1024, 2048, a + 16])
+            dst = f"iota {b} {max(dpitch, a)} | slice : :{a}"
+        return f"copy\t4\t{dst}\t{src}"
+    e = rng.choice([2, 4, 8])
+    n = rng.choice([8, 16, 32, 64 // e]) if e < 8 else 8
+    mid = rng.choice([16, 40, 64, 100])
+    outer = (300 << 10) // (n * mid * e) + rng.randint(1, 30)
+    if rng.random() < 0.3:
+        return f"copy\t{e}\tiota {n} 4 {mid} {outer}\tiota {outer} 4 {mid} {n} | permute 3 1 2 0"
+    return f"copy\t{e}\tiota {n} {mid} {outer}\tiota {outer} {mid} {n} | permute 2 1 0"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -399,6 +426,7 @@ def main():
     ap.add_argument("--packed-rows", type=int, default=30)
     ap.add_argument("--row-quads", type=int, default=30)
     ap.add_argument("--intel-rules", type=int, default=30)
+    ap.add_argument("--zen-rules", type=int, default=30)
     ap.add_argument("--seed", type=int, default=29112026)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -415,6 +443,7 @@ def main():
     lines += [packed_rows_case(rng) for _ in range(a.packed_rows)]
     lines += [row_quads_case(rng) for _ in range(a.row_quads)]
     lines += [intel_rules_case(rng) for _ in range(a.intel_rules)]
+    lines += [zen_rules_case(rng) for _ in range(a.zen_rules)]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 
