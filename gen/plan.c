@@ -167,8 +167,10 @@ static void choose_store_pitch(ixj_plan *p, const plan_request *req) {
   p->vector_bytes = bytes;
 }
 
+/* A CPU host with AVX-512, Zen or not */
+static bool avx512_host(const plan_request *req) { return !req->gpu && req->cpu_vector_bytes == 64; }
 /* A CPU host with AVX-512 that is not a Zen core: the Intel rules (INTEL_AVX512_RULES and the INTEL_ ones after it) */
-static bool intel_avx512(const plan_request *req) { return !req->gpu && !req->cpu_zen && req->cpu_vector_bytes == 64; }
+static bool intel_avx512(const plan_request *req) { return avx512_host(req) && !req->cpu_zen; }
 
 static int cpu_micro(const plan_request *req, size_t elem_size) {
   int bytes = req->cpu_vector_bytes == 64 ? 64 : 32, e = (int)elem_size;
@@ -214,7 +216,7 @@ static int stacked_micro(size_t elem_size, int fused) {
  * 0.23-0.24, so not those. A prefetch for the fused tiles (none, as on
  * Intel) changed nothing. */
 static bool wide_fused_b(const ixj_plan *p, const plan_request *req) {
-  return intel_avx512(req) || (!req->gpu && req->cpu_zen && req->cpu_vector_bytes == 64 && p->elem_size >= 2);
+  return avx512_host(req) && (!req->cpu_zen || p->elem_size >= 2);
 }
 static int fusable_partner(const ixj_plan *p, const plan_request *req, int q) {
   const plan_operand *dst = &p->operand[0], *src = &p->operand[1];
@@ -838,7 +840,7 @@ static int64_t tile_dst_run_bytes(const ixj_plan *p) {
 #define INTEL_ROW_QUAD_MAX_BYTES 1024
 static void row_quads(ixj_plan *p, const plan_request *req) {
   int rows = p->rank - 1;
-  if (req->gpu || req->cpu_vector_bytes != 64 || !p->source_major || p->rank >= IXJ_MAX_RANK ||
+  if (!avx512_host(req) || !p->source_major || p->rank >= IXJ_MAX_RANK ||
       (uint64_t)p->shape[rows] * p->elem_size > INTEL_ROW_QUAD_MAX_BYTES)
     return;
   for (int d = 0; d < rows - 1; d++) {
