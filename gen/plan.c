@@ -412,6 +412,33 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
                    extent_a * e >= 64; /* a row shorter than a line would stream partial lines */
 }
 
+/* ZEN_CROWDED_DESTINATION: on a Zen 4 (round 33) streamed 1- and 2-byte
+ * tiles whose destination rows crowd one L1 set take the crowded rows' plans
+ * as crowded source rows do (halves 64-byte blocks, bytes gathered), where
+ * their stacked blocks read each source line in four 16-byte pieces at four
+ * times. Decided once the plan streams (finish; a cat's part as recorded:
+ * ixj__plan_part), on rows on lines, which stay streamed. An environment
+ * switch, two alternations, ixjit / the ceiling, 1 / 2 threads: the (0, 1, 3, 2) permute of 8 x 16 x 1024 x 128 halves (rows of
+ * 2 KiB, `bt_0132_e2`) 0.31-0.36 / 0.34-0.51 -> 0.63-0.64 / 0.76-0.77,
+ * NHWC -> NCHW of 64 half channels (rows of 32 KiB, `nhwc_nchw_e2`) 0.33-0.34
+ * / 0.52-0.54 -> 0.62-0.63 / 0.79-0.82; bytes gathered, 8 x 16 x 2048 x 256
+ * 0.32-0.34 / 0.56-0.67 -> 0.60-0.62 / 0.71, 64 byte channels 0.36-0.37 /
+ * 0.54 -> 0.50-0.51 / 0.70-0.73 (bytes in 32-byte blocks instead: 0.30 /
+ * 0.52-0.55 and 0.54-0.56 / 0.58-0.75). Only streamed: in cache (256 KiB to
+ * 2 MiB) gathered bytes lost (42.6 -> 39.4 GB/s at 1 thread) and halves were
+ * mixed (2 threads 75 -> 64 GB/s and 65 -> 66); only where nothing is fused:
+ * the 6-D permute of halves (a fused a, rows crowding) lost (0.75 -> 0.62);
+ * halves whose destination rows spread lost too (5760^2 1.02 -> 0.89). Intel
+ * not measured: its rules keep the source's test. */
+static void zen_crowded_destination(ixj_plan *p, const plan_request *req) {
+  if (req->gpu || !req->cpu_zen || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal ||
+      !p->dst_aligned || !p->stack || p->gather || p->a_inner || p->b_inner || p->elem_size > 2 ||
+      dst_rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET)
+    return;
+  if (p->elem_size == 2) size_blocks(p, req, 64 / 2, 1);
+  else if (gather_bytes(p, req)) p->gather = 1;
+}
+
 /* CPU zips and unzips: one of the two unit dims is short (k = 2..7) and
  * the other continues it (its stride k) on the same side, so each block
  * moves k rows of one vector each and one contiguous run of k vectors.
@@ -1981,6 +2008,7 @@ static void finish(ixj_plan *p, const plan_request *req, uint64_t cat_bytes) {
   p->index_bits = narrow ? 32 : 64;
   bool out_of_cache = streams(p, req, cat_bytes);
   if (out_of_cache) p->nontemporal = 1;
+  zen_crowded_destination(p, req);
   choose_packed_rows(p);
   choose_chain_runs(p, req);
   streamed_row_ends(p, req);
@@ -2364,6 +2392,7 @@ ixj_status ixj__plan_part(const ixj_plan *cat, int k, ixj_plan *out, ixj_error *
   out->vector_elems = cat->part[k].vector_elems;
   out->dst_aligned = cat->part[k].dst_aligned;
   out->nontemporal = cat->part[k].nontemporal;
+  zen_crowded_destination(out, &r);
   if (cat->part[k].source_major) { /* streamed contiguous rows in the source's order */
     walk_rows_source_major(out);
     row_quads(out, &r);

@@ -410,6 +410,21 @@ def zen_rules_case(rng):
     return f"copy\t{e}\tiota {n} {mid} {outer}\tiota {outer} {mid} {n} | permute 2 1 0"
 
 
+def crowded_destination_case(rng):
+    """Round 33's plan on Zen with AVX-512: batched transposes of halves and
+    bytes whose destination rows crowd one L1 set (a pitch of 2 to 8 KiB)
+    while the source's rows spread, large enough to stream (halves in 64-byte
+    blocks, bytes gathered: zen_crowded_destination in gen/plan.c); the
+    destination's rows cut short or not, b a whole line or not."""
+    e = rng.choice([1, 2])
+    pitch = rng.choice([2048, 4096, 8192]) // e
+    a = pitch - rng.choice([0, 0, 8, 33])
+    b = rng.choice([64, 128, 96, 130, 200]) // e
+    batch = (300 << 10) // (a * b * e) + rng.randint(1, 3)
+    dst = f"iota {batch} {b} {pitch}" + (f" | slice : : :{a}" if a != pitch else "")
+    return f"copy\t{e}\t{dst}\tiota {batch} {a} {b} | permute 0 2 1"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -427,6 +442,7 @@ def main():
     ap.add_argument("--row-quads", type=int, default=30)
     ap.add_argument("--intel-rules", type=int, default=30)
     ap.add_argument("--zen-rules", type=int, default=30)
+    ap.add_argument("--crowded-dsts", type=int, default=20)
     ap.add_argument("--seed", type=int, default=29112026)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -444,6 +460,7 @@ def main():
     lines += [row_quads_case(rng) for _ in range(a.row_quads)]
     lines += [intel_rules_case(rng) for _ in range(a.intel_rules)]
     lines += [zen_rules_case(rng) for _ in range(a.zen_rules)]
+    lines += [crowded_destination_case(rng) for _ in range(a.crowded_dsts)]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 

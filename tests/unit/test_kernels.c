@@ -281,6 +281,69 @@ static void stacked_blocks(void **state) {
   zen_rules = 0;
 }
 
+static ixj_plan *copy_plan(const char *dst, const char *src, size_t elem, int vector_bytes, int zen, int stream,
+                           const void *const *pointers);
+static void cat2_parts(const char *dst, const char *const *inputs, size_t elem, int axis, int asm_regs, ixj_plan *part[2]);
+
+/* Streamed 1- and 2-byte tiles whose destination rows crowd one L1 set take
+ * the crowded plans on Zen cores with AVX-512 (ZEN_CROWDED_DESTINATION):
+ * halves 64-byte blocks, bytes gathered; in cache, on Intel's rules, with
+ * AVX2 or with a fused dim they stay stacked. Then the kernels against the
+ * reference under both rules (rows of 2 KiB; a and b cut short, a batch). */
+static void crowded_destinations(void **state) {
+  (void)state;
+  static const char *cases[][2] = {{"iota 2 64 1024", "iota 2 1024 64 | permute 0 2 1"},    /* halves: rows of 2 KiB */
+                                   {"iota 2 128 2048", "iota 2 2048 128 | permute 0 2 1"}}; /* bytes */
+  for (int c = 0; c < 2; c++) {
+    size_t e = c ? 1 : 2;
+    for (int vb = 32; vb <= 64; vb += 32)
+      for (int zen = 0; zen <= 1; zen++)
+        for (int stream = 0; stream <= 1; stream++) {
+          ixj_plan *p = copy_plan(cases[c][0], cases[c][1], e, vb, zen, stream, NULL);
+          bool rule = vb == 64 && zen && stream;
+          assert_int_equal(p->strategy, PLAN_TILED);
+          if (p->stack != (rule && e == 2 ? 0 : vb / 16) || p->micro != (rule && e == 2 ? 32 : 16 / (int)e) ||
+              p->gather != (rule && e == 1))
+            fail_msg("%s <- %s, %zu bytes, %d-byte vectors, %s rules, %s: stack %d micro %d gather %d", cases[c][0], cases[c][1], e,
+                     vb, zen ? "Zen" : "Intel", stream ? "streamed" : "in cache", p->stack, p->micro, p->gather);
+          free(p);
+        }
+  }
+  /* a fused a (a 6-D permute of halves whose destination rows crowd) stays stacked */
+  ixj_plan *p = copy_plan("iota 16 16 16 8 8 8", "iota 8 16 8 16 8 16 | permute 1 3 5 0 2 4", 2, 64, 1, 1, NULL);
+  assert_int_equal(p->strategy, PLAN_TILED);
+  assert_true(p->a_inner > 0);
+  assert_int_equal(p->stack, 4);
+  free(p);
+  const char *kernels_for[][2] = {{"iota 2 64 1024", "iota 2 1024 64 | permute 0 2 1"},
+                                  {"iota 2 70 1024 | slice : : :1000", "iota 2 1000 70 | permute 0 2 1"},
+                                  {"iota 2 128 2048", "iota 2 2048 128 | permute 0 2 1"},
+                                  {"iota 3 130 2048 | slice : : :2000", "iota 3 2000 130 | permute 0 2 1"}};
+  for (zen_rules = 0; zen_rules <= 1; zen_rules++)
+    for (int c = 0; c < 4; c++) copy_all_ways(c < 2 ? 2 : 1, kernels_for[c][0], kernels_for[c][1], "tiled");
+  /* a cat's parts, rebuilt from the cat's record (ixj__plan_part), take the rule as their copies do */
+  static const char *halves[2] = {"iota 2 1024 64 | permute 0 2 1", "iota 2 1024 64 | permute 0 2 1"};
+  static const char *bytes[2] = {"iota 2 2048 128 | permute 0 2 1", "iota 1 2048 128 | permute 0 2 1"};
+  for (zen_rules = 0; zen_rules <= 1; zen_rules++) {
+    ixj_plan *part[2];
+    cat2_parts("iota 4 64 1024", halves, 2, 0, 32, part);
+    for (int k = 0; k < 2; k++) {
+      assert_int_equal(part[k]->micro, zen_rules ? 32 : 8);
+      free(part[k]);
+    }
+    cat2_parts("iota 3 128 2048", bytes, 1, 0, 32, part);
+    for (int k = 0; k < 2; k++) {
+      assert_int_equal(part[k]->gather, zen_rules);
+      free(part[k]);
+    }
+    for (int stream = 0; stream <= 1; stream++) {
+      check(IXJ_OP_CAT, 2, 0, "iota 4 64 1024", 2, halves, 64, stream, 0, "cat_parts");
+      check(IXJ_OP_CAT, 1, 0, "iota 3 128 2048", 2, bytes, 64, stream, 0, "cat_parts");
+    }
+  }
+  zen_rules = 0;
+}
+
 static void strided_destinations(void **state) {
   (void)state;
   for (size_t e = 1; e <= 16; e *= 2) {
@@ -309,8 +372,6 @@ static void strided_destinations(void **state) {
   ixj_ixfun_free(s);
 }
 
-static ixj_plan *copy_plan(const char *dst, const char *src, size_t elem, int vector_bytes, int zen, int stream,
-                           const void *const *pointers);
 static void fused_tiles(void **state) {
   (void)state;
   for (size_t e = 1; e <= 16; e *= 2) {
@@ -2659,7 +2720,7 @@ static void stream_thresholds(void **state) {
 
 int main(void) {
   if (ixj__jit_llvm_create(&jit, NULL) != IXJ_OK) return 1;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(strided_destinations),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(transposes), cmocka_unit_test(stacked_blocks), cmocka_unit_test(crowded_destinations), cmocka_unit_test(strided_destinations),
                                      cmocka_unit_test(fused_tiles), cmocka_unit_test(cat_parts), cmocka_unit_test(strided_stores), cmocka_unit_test(row_groups), cmocka_unit_test(source_major), cmocka_unit_test(cat_parts_as_copies), cmocka_unit_test(row_quads), cmocka_unit_test(random_tiled_layouts), cmocka_unit_test(random_tiled_cats),
                                      cmocka_unit_test(row_vectors), cmocka_unit_test(chain_runs), cmocka_unit_test(flat_chains), cmocka_unit_test(rotated_copies), cmocka_unit_test(line_boxes), cmocka_unit_test(unaligned_rows), cmocka_unit_test(packed_period), cmocka_unit_test(row_source_prefetch), cmocka_unit_test(fill_orders),
                                      cmocka_unit_test(zips), cmocka_unit_test(fused_a_tiles),
