@@ -1395,6 +1395,28 @@ static bool zen_long_sequential_rows(const ixj_plan *p, int64_t ta) {
          row <= ZEN_SEQUENTIAL_MAX_RUN_BYTES / ZEN_SEQUENTIAL_ROWS && back_to_back_rows(p, ta) &&
          dst_rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET;
 }
+/* ZEN_SEQUENTIAL_MID_ROWS: on a Zen 4 (round 33) the same tiles from rows
+ * of 256 to 383 bytes, too short for 64 rows (round 19, above), read 32
+ * source rows, two lines of each destination row a tile, where they read 16.
+ * An environment switch, two alternations, ixjit / the ceiling, 1 / 2
+ * threads: NHWC -> NCHW of 64 float channels over 128 x 128 (`nhwc_to_nchw`)
+ * 0.69-0.77 / 0.83-1.08 -> 0.83-0.86 / 0.88-0.98, of 80 channels 0.62-0.65
+ * / 0.58-0.84 -> 0.83-0.86 / 0.91-0.93; then the builds, two
+ * alternations: `nhwc_to_nchw` 0.78-0.81 / 0.84-0.94 -> 0.85-0.87 /
+ * 0.92-0.94, the (0, 1, 3, 2) permute of 8 x 16 x 512 x 64 floats
+ * (`bt_0132`) 0.74-0.80 / 0.97-1.00 -> 0.93-0.95 / 0.97-1.03, 64 channels
+ * over 64 x 64 0.79-0.80 / 0.92-0.94 -> 0.86-0.87 / 0.93-0.97. Not taken:
+ * shorter rows (48 channels 0.72-0.78 -> 0.61-0.64 at 1 thread, 32
+ * channels 0.63-0.70 -> 0.53-0.70; 16 channels mixed), rows off lines (72
+ * channels 0.42-0.43 -> 0.39-0.40), destinations that do not crowd (64
+ * channels of 100 x 100: the same or slower). Intel not measured. */
+#define ZEN_SEQUENTIAL_MID_ROWS 32
+#define ZEN_SEQUENTIAL_MID_ROW_BYTES 256
+static bool zen_mid_sequential_rows(const ixj_plan *p, const plan_request *req) {
+  int64_t row = ixj__plan_tile_b_extent(p) * (int64_t)p->elem_size;
+  return req->cpu_zen && p->elem_size == 4 && row >= ZEN_SEQUENTIAL_MID_ROW_BYTES && row < ZEN_SEQUENTIAL_MIN_ROW_BYTES && row % 64 == 0 &&
+         back_to_back_rows(p, ZEN_SEQUENTIAL_MID_ROWS) && dst_rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET;
+}
 /* The same for 1- and 2-byte tiles (T x T, T a line's elements), crowded or
  * not: T along b and 2T source rows, each prefetched a tile ahead into L2.
  * Measured (an environment switch, three alternations, 1 / 2 threads,
@@ -1556,6 +1578,10 @@ static void zen_tile_shape(ixj_plan *p, const plan_request *req) {
   if (e == 4) p->tile = 64;
   if (zen_long_sequential_rows(p, ZEN_SEQUENTIAL_ROWS)) {
     p->tile_a = ZEN_SEQUENTIAL_ROWS;
+    return;
+  }
+  if (zen_mid_sequential_rows(p, req)) {
+    p->tile_a = ZEN_SEQUENTIAL_MID_ROWS;
     return;
   }
   if (zen_crowded_rows(p)) {

@@ -425,6 +425,20 @@ def crowded_destination_case(rng):
     return f"copy\t{e}\t{dst}\tiota {batch} {a} {b} | permute 0 2 1"
 
 
+def mid_rows_case(rng):
+    """Round 33's float tiles on Zen with AVX-512 whose source rows lie back
+    to back, 256 or 320 bytes each (NHWC -> NCHW of 64 or 80 channels),
+    into destination rows crowding one L1 set (a pitch of 4 to 16 KiB): 32
+    rows a tile (zen_mid_sequential_rows in gen/plan.c); the destination's
+    rows cut short or not."""
+    c = rng.choice([64, 80])
+    pitch = rng.choice([1024, 2048, 4096])
+    a = pitch - rng.choice([0, 0, 1, 7, 40])
+    n = (300 << 10) // (c * a * 4) + rng.randint(1, 3)
+    dst = f"iota {n} {c} {pitch}" + (f" | slice : : :{a}" if a != pitch else "")
+    return f"copy\t4\t{dst}\tiota {n} {a} {c} | permute 0 2 1"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -443,6 +457,7 @@ def main():
     ap.add_argument("--intel-rules", type=int, default=30)
     ap.add_argument("--zen-rules", type=int, default=30)
     ap.add_argument("--crowded-dsts", type=int, default=20)
+    ap.add_argument("--mid-rows", type=int, default=10)
     ap.add_argument("--seed", type=int, default=29112026)
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -461,6 +476,7 @@ def main():
     lines += [intel_rules_case(rng) for _ in range(a.intel_rules)]
     lines += [zen_rules_case(rng) for _ in range(a.zen_rules)]
     lines += [crowded_destination_case(rng) for _ in range(a.crowded_dsts)]
+    lines += [mid_rows_case(rng) for _ in range(a.mid_rows)]
     with open(a.out, "w") as f:
         f.write("\n".join(lines) + "\n")
 
