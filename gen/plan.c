@@ -418,8 +418,9 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
  * their stacked blocks read each source line in four 16-byte pieces at four
  * times. Decided once the plan streams (finish; a cat's part as recorded:
  * ixj__plan_part), on rows on lines, which stay streamed. An environment
- * switch, two alternations, ixjit / the ceiling, 1 / 2 threads: the (0, 1, 3, 2) permute of 8 x 16 x 1024 x 128 halves (rows of
- * 2 KiB, `bt_0132_e2`) 0.31-0.36 / 0.34-0.51 -> 0.63-0.64 / 0.76-0.77,
+ * switch, two alternations, ixjit / the ceiling, 1 / 2 threads: the (0, 1,
+ * 3, 2) permute of 8 x 16 x 1024 x 128 halves (rows of 2 KiB,
+ * `bt_0132_e2`) 0.31-0.36 / 0.34-0.51 -> 0.63-0.64 / 0.76-0.77,
  * NHWC -> NCHW of 64 half channels (rows of 32 KiB, `nhwc_nchw_e2`) 0.33-0.34
  * / 0.52-0.54 -> 0.62-0.63 / 0.79-0.82; bytes gathered, 8 x 16 x 2048 x 256
  * 0.32-0.34 / 0.56-0.67 -> 0.60-0.62 / 0.71, 64 byte channels 0.36-0.37 /
@@ -1414,8 +1415,8 @@ static bool zen_long_sequential_rows(const ixj_plan *p, int64_t ta) {
 #define ZEN_SEQUENTIAL_MID_ROW_BYTES 256
 static bool zen_mid_sequential_rows(const ixj_plan *p, const plan_request *req) {
   int64_t row = ixj__plan_tile_b_extent(p) * (int64_t)p->elem_size;
-  return req->cpu_zen && p->elem_size == 4 && row >= ZEN_SEQUENTIAL_MID_ROW_BYTES && row < ZEN_SEQUENTIAL_MIN_ROW_BYTES && row % 64 == 0 &&
-         back_to_back_rows(p, ZEN_SEQUENTIAL_MID_ROWS) && dst_rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET;
+  return req->cpu_zen && p->elem_size == 4 && row >= ZEN_SEQUENTIAL_MID_ROW_BYTES && row < ZEN_SEQUENTIAL_MIN_ROW_BYTES &&
+         row % 64 == 0 && back_to_back_rows(p, ZEN_SEQUENTIAL_MID_ROWS) && dst_rows_per_l1_set(p) > L1_MAX_ROWS_PER_SET;
 }
 /* The same for 1- and 2-byte tiles (T x T, T a line's elements), crowded or
  * not: T along b and 2T source rows, each prefetched a tile ahead into L2.
