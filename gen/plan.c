@@ -432,7 +432,7 @@ static void choose_cpu_tile(ixj_plan *p, const plan_request *req) {
  * halves whose destination rows spread lost too (5760^2 1.02 -> 0.89). Intel
  * not measured: its rules keep the source's test. */
 static void zen_crowded_destination(ixj_plan *p, const plan_request *req) {
-  if (req->gpu || !req->cpu_zen || req->cpu_vector_bytes != 64 || p->strategy != PLAN_TILED || !p->nontemporal ||
+  if (!avx512_host(req) || !req->cpu_zen || p->strategy != PLAN_TILED || !p->nontemporal ||
       !p->dst_aligned || !p->stack || p->gather || p->a_inner || p->b_inner || p->elem_size > 2 ||
       dst_rows_per_l1_set(p) <= L1_MAX_ROWS_PER_SET)
     return;

@@ -1940,16 +1940,16 @@ static void source_prefetch(void **state) {
     int spread32; /* on Intel with AVX-512 also spread ones, not back to back (INTEL_SPREAD_ROWS) */
     int zen_mid; /* on Zen's, rows of 256 bytes back to back into crowded rows read 32 (ZEN_SEQUENTIAL_MID_ROWS) */
   } want[] = {{"iota 2048 1024", "iota 1024 2048 | permute 1 0", 4, 1, 0, 0, 1, 0, 0},       /* 4 and 8 KiB pitches: one set */
-              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0, 0, 1, 0},    /* spread over the sets */
+              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 4, 1, 1, 0, 0, 1, 0},       /* spread over the sets */
               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 4, 0, 0, 0, 0, 0, 0},       /* in cache: Zen only, into L2 */
               {"iota 256 384", "iota 384 256 | permute 1 0", 4, 1, 1, 1, 0, 0, 0},           /* 1 KiB: 8 rows a set */
               {"iota 256 384", "iota 384 256 | permute 1 0", 8, 1, 1, 0, 0, 0, 0},           /* 2 KiB: 16 rows a tile, 32 KiB runs */
               {"iota 2 64 16 16", "iota 2 16 16 64 | permute 0 3 1 2", 4, 1, 1, 1, 0, 0, 1}, /* NHWC -> NCHW: 256-byte rows */
               {"iota 2 16 16 64", "iota 2 64 16 16 | permute 0 2 3 1", 4, 1, 1, 1, 0, 0, 0}, /* NCHW -> NHWC, 1 KiB planes */
               {"iota 2 32 32 64", "iota 2 64 32 32 | permute 0 2 3 1", 4, 1, 0, 0, 1, 0, 0}, /* 4 KiB planes */
-              {"iota 1024 1040", "iota 1040 1024 | permute 1 0", 4, 1, 0, 0, 1, 0, 0},      /* the source's rows crowd */
-              {"iota 1056 1024", "iota 1024 1056 | permute 1 0", 4, 1, 1, 0, 1, 0, 0},      /* the destination's crowd */
-              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 8, 1, 1, 0, 0, 0, 0},      /* 8 bytes: 16 rows */
+              {"iota 1024 1040", "iota 1040 1024 | permute 1 0", 4, 1, 0, 0, 1, 0, 0},       /* the source's rows crowd */
+              {"iota 1056 1024", "iota 1024 1056 | permute 1 0", 4, 1, 1, 0, 1, 0, 0},       /* the destination's crowd */
+              {"iota 1040 1040", "iota 1040 1040 | permute 1 0", 8, 1, 1, 0, 0, 0, 0},       /* 8 bytes: 16 rows */
               {"iota 1024 1024", "iota 1024 1024 | permute 1 0", 8, 1, 0, 0, 0, 0, 0},
               {"iota 2 32 32 3", "iota 2 3 32 32 | permute 0 2 3 1", 4, 1, 1, 0, 0, 0, 0}};  /* a zip: 3 rows, all of a */
   /* Zen cores (cpu_zen) with AVX-512: every streamed one, one tile ahead
